@@ -1,0 +1,118 @@
+// Command coreportal is the whole Core Portal service: API, worker and the
+// administration commands, in one binary.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"coreportal/internal/applog"
+	"coreportal/internal/config"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = ""
+
+func buildVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.1.0-dev"
+}
+
+const usage = `usage: coreportal <command> [flags]
+
+commands:
+  serve            API and worker in one process (default deployment)
+  api              API only
+  worker           background worker only
+  migrate          apply database migrations and exit
+  version          print the version
+  user create      --login L --password P [--display-name N] [--email E] [--admin]
+  user set-password --login L --password P   (password read from stdin when omitted)
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	cmd, args := os.Args[1], os.Args[2:]
+	if cmd == "version" {
+		fmt.Println(buildVersion())
+		return
+	}
+	if cmd == "user" {
+		if len(args) == 0 {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		cmd, args = "user "+args[0], args[1:]
+	}
+	known := map[string]bool{"serve": true, "api": true, "worker": true, "migrate": true, "user create": true, "user set-password": true}
+	if !known[cmd] {
+		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	cfgArgs := args
+	if cmd == "user create" || cmd == "user set-password" {
+		cfgArgs = nil
+	}
+	cfg, err := config.Load(os.Getenv, cfgArgs)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
+		os.Exit(2)
+	}
+	log := newLogger(cfg, os.Stdout)
+	slog.SetDefault(log)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, cmd, cfg, args); err != nil {
+		log.Error("exit", "command", cmd, "err", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cmd string, cfg config.Config, args []string) error {
+	switch cmd {
+	case "serve":
+		return serve(ctx, cfg, true, true)
+	case "api":
+		return serve(ctx, cfg, true, false)
+	case "worker":
+		return serve(ctx, cfg, false, true)
+	case "migrate":
+		db, err := openStore(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		slog.Info("migrations up to date", "database", db.Dialect.String())
+		return nil
+	case "user create", "user set-password":
+		return userCommand(ctx, cfg, cmd, args, os.Stdin)
+	}
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler
+	if cfg.LogFormat == "text" {
+		h = slog.NewTextHandler(w, opts)
+	} else {
+		h = slog.NewJSONHandler(w, opts)
+	}
+	return slog.New(applog.Handler{Handler: h})
+}

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/google/uuid"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/bus"
+	"coreportal/internal/config"
+	"coreportal/internal/licence"
+	"coreportal/internal/settings"
+	"coreportal/internal/store"
+	"coreportal/internal/system"
+	"coreportal/internal/users"
+	"coreportal/internal/web"
+)
+
+// app is the wired service: everything serve, api and worker need.
+type app struct {
+	cfg      config.Config
+	db       *store.DB
+	bus      bus.Bus
+	settings *settings.Store
+	licence  *licence.Service
+	users    *users.Service
+	auth     *auth.Service
+	// loops run in every process (cache listeners, refreshers)
+	loops []func(context.Context)
+	// workers run only in processes that do background work (serve, worker)
+	workers []func(context.Context)
+}
+
+func openStore(ctx context.Context, cfg config.Config) (*store.DB, error) {
+	db, err := store.Open(ctx, cfg.DatabaseURL, cfg.SQLitePath())
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx, slog.Default()); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func openBus(cfg config.Config) (bus.Bus, error) {
+	if cfg.BusURL == "" {
+		return bus.NewMemory(), nil
+	}
+	return nil, fmt.Errorf("CORE_BUS_URL: the shared bus is not available in this build")
+}
+
+func build(ctx context.Context, cfg config.Config) (*app, error) {
+	db, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &app{cfg: cfg, db: db, settings: settings.New(db)}
+	if a.bus, err = openBus(cfg); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if _, err := a.settings.Init(ctx, "install_id", uuid.NewString); err != nil {
+		return nil, err
+	}
+	secret := cfg.JWTSecret
+	if secret == "" {
+		if secret, err = a.settings.Init(ctx, "jwt_secret", func() string { return auth.RandomPassword() + auth.RandomPassword() }); err != nil {
+			return nil, err
+		}
+	}
+	tokens, err := auth.NewTokens([]byte(secret), cfg.TokenTTL)
+	if err != nil {
+		return nil, err
+	}
+	a.users = users.NewService(db, a.bus)
+	a.auth = auth.NewService(a.users, tokens)
+	generated, err := a.users.Bootstrap(ctx, cfg.SeedAdminLogin, cfg.SeedAdminPassword)
+	if err != nil {
+		return nil, err
+	}
+	if generated != "" {
+		// CONTRACT.md: the generated bootstrap password is printed once to the log.
+		slog.Warn("bootstrap administrator created with a generated password; change it after signing in",
+			"login", cfg.SeedAdminLogin, "password", generated)
+	}
+	if a.licence, err = licence.New(ctx, a.settings); err != nil {
+		return nil, err
+	}
+	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
+	return a, nil
+}
+
+func (a *app) close() {
+	if a.bus != nil {
+		a.bus.Close()
+	}
+	a.db.Close()
+}
+
+// routes builds the HTTP handler of the API.
+func (a *app) routes() http.Handler {
+	mux := http.NewServeMux()
+	api := web.NewAPI(mux, buildVersion())
+	api.UseMiddleware(auth.Policy(api))
+
+	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
+	mux.HandleFunc("GET /health", sys.Health)
+	for _, r := range []interface{ Register(huma.API) }{
+		sys,
+		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
+		users.NewHandler(a.users),
+	} {
+		r.Register(api)
+	}
+	mux.HandleFunc("/", web.NotFound)
+
+	return web.Chain(mux,
+		web.RequestID,
+		web.DefaultJSON,
+		web.AccessLog(a.cfg.AccessLog, nil),
+		a.auth.Middleware,
+		web.ReadOnlyGate(a.licence.Writable, writeExempt),
+	)
+}
+
+// writeExempt lists the writes allowed while the licence is not valid:
+// signing in and out, and activating a licence.
+func writeExempt(path string) bool {
+	p := strings.TrimPrefix(path, web.Prefix)
+	return strings.HasPrefix(p, "/auth/") || strings.HasPrefix(p, "/admin/license") || strings.HasPrefix(p, "/internal/")
+}
+
+func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) error {
+	a, err := build(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer a.close()
+
+	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	loops := a.loops
+	if withWorker {
+		loops = append(loops, a.workers...)
+	}
+	for _, loop := range loops {
+		wg.Add(1)
+		go func() { defer wg.Done(); loop(loopCtx) }()
+	}
+	defer func() { stopLoops(); wg.Wait() }()
+
+	if withWorker && !withAPI {
+		slog.Info("worker started")
+		<-ctx.Done()
+		slog.Info("worker stopping")
+		return nil
+	}
+
+	srv := &http.Server{
+		Addr:              cfg.Addr,
+		Handler:           a.routes(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
+	}
+	slog.Info("listening", "addr", ln.Addr().String(), "database", a.db.Dialect.String(), "version", buildVersion(), "worker", withWorker)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	slog.Info("shutting down: finishing in-flight requests")
+	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	slog.Info("stopped")
+	return nil
+}

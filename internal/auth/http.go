@@ -1,0 +1,76 @@
+package auth
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/web"
+)
+
+// CardFunc returns the full card of a user (the users service).
+type CardFunc func(ctx context.Context, userID string) (any, error)
+
+// Handler serves sign-in and sign-out.
+type Handler struct {
+	svc  *Service
+	card CardFunc
+}
+
+// NewHandler builds the sign-in handler.
+func NewHandler(svc *Service, card CardFunc) *Handler { return &Handler{svc: svc, card: card} }
+
+type loginIn struct {
+	Body struct {
+		Login    string `json:"login" minLength:"1" maxLength:"256" doc:"sign-in name"`
+		Password string `json:"password" minLength:"1" maxLength:"1024"`
+		AuthType string `json:"authType,omitempty" enum:"local,domain" doc:"local (default) or domain"`
+	}
+}
+
+type loginData struct {
+	Token     string    `json:"token"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	User      any       `json:"user"`
+}
+
+type loginOut struct {
+	SetCookie http.Cookie `header:"Set-Cookie"`
+	Body      web.Envelope[loginData]
+}
+
+type logoutOut struct {
+	SetCookie http.Cookie `header:"Set-Cookie"`
+	Body      web.Envelope[any]
+}
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	web.Register(api, web.Op(http.MethodPost, "/auth/login", "login", "Sign in; returns a JWT and sets the core_token cookie", web.Public, "auth"), h.login)
+	web.Register(api, web.Op(http.MethodPost, "/auth/logout", "logout", "Sign out: clears the core_token cookie", web.Public, "auth"), h.logout)
+}
+
+func (h *Handler) login(ctx context.Context, in *loginIn) (*loginOut, error) {
+	client := ClientFrom(ctx)
+	sess, err := h.svc.Login(ctx, in.Body.Login, in.Body.Password, in.Body.AuthType, client.Address)
+	if err != nil {
+		return nil, err
+	}
+	card, err := h.card(ctx, sess.UserID)
+	if err != nil {
+		return nil, err
+	}
+	out := &loginOut{Body: web.Envelope[loginData]{Success: true, Data: loginData{Token: sess.Token, ExpiresAt: sess.ExpiresAt.UTC(), User: card}}}
+	out.SetCookie = http.Cookie{Name: CookieName, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: client.TLS}
+	return out, nil
+}
+
+func (h *Handler) logout(ctx context.Context, _ *struct{}) (*logoutOut, error) {
+	out := &logoutOut{Body: web.Envelope[any]{Success: true}}
+	out.SetCookie = http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, Expires: time.Unix(0, 0),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: ClientFrom(ctx).TLS}
+	return out, nil
+}

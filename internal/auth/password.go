@@ -1,0 +1,88 @@
+package auth
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/crypto/argon2"
+
+	"coreportal/internal/fault"
+)
+
+// argon2id parameters (OWASP minimum: 19 MiB, 2 passes, 1 lane).
+const (
+	argonMemory  = 19 * 1024
+	argonTime    = 2
+	argonThreads = 1
+	argonKeyLen  = 32
+)
+
+// HashPassword returns an argon2id PHC string.
+func HashPassword(password string) (string, error) {
+	salt := make([]byte, 16)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("salt: %w", err)
+	}
+	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	b64 := base64.RawStdEncoding
+	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
+		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
+}
+
+var errBadHash = errors.New("unsupported password hash")
+
+// VerifyPassword checks password against a PHC string made by HashPassword.
+func VerifyPassword(hash, password string) (bool, error) {
+	parts := strings.Split(hash, "$")
+	if len(parts) != 6 || parts[1] != "argon2id" {
+		return false, errBadHash
+	}
+	var version int
+	var mem uint32
+	var iter uint32
+	var threads uint8
+	if _, err := fmt.Sscanf(parts[2], "v=%d", &version); err != nil {
+		return false, errBadHash
+	}
+	if _, err := fmt.Sscanf(parts[3], "m=%d,t=%d,p=%d", &mem, &iter, &threads); err != nil {
+		return false, errBadHash
+	}
+	b64 := base64.RawStdEncoding
+	salt, err := b64.DecodeString(parts[4])
+	if err != nil {
+		return false, errBadHash
+	}
+	want, err := b64.DecodeString(parts[5])
+	if err != nil {
+		return false, errBadHash
+	}
+	got := argon2.IDKey([]byte(password), salt, iter, mem, threads, uint32(len(want)))
+	return subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+// dummyHash is verified when a login does not exist, so that both cases take as long.
+var dummyHash, _ = HashPassword("no such user, same work")
+
+// CheckPasswordPolicy is the password rule: 8 to 256 characters.
+func CheckPasswordPolicy(field, password string) error {
+	n := utf8.RuneCountInString(password)
+	if n < 8 {
+		return fault.Validation(field, "password must have at least 8 characters")
+	}
+	if n > 256 {
+		return fault.Validation(field, "password must have at most 256 characters")
+	}
+	return nil
+}
+
+// RandomPassword returns a 20-character random password.
+func RandomPassword() string {
+	b := make([]byte, 15)
+	_, _ = rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}

@@ -1,0 +1,144 @@
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"coreportal/internal/fault"
+)
+
+// Account is what sign-in needs to know of a user.
+type Account struct {
+	ID           string
+	Login        string
+	DisplayName  string
+	AuthSource   string
+	PasswordHash string
+	IsActive     bool
+	IsAdmin      bool
+	IsSystem     bool
+}
+
+// Accounts is implemented by the users service.
+type Accounts interface {
+	// AccountByLogin returns fault NotFound when no user has that login.
+	AccountByLogin(ctx context.Context, login string) (Account, error)
+	// AccountByID may answer from a short-lived cache; fault NotFound when absent.
+	AccountByID(ctx context.Context, id string) (Account, error)
+}
+
+// DomainLogin signs in against the directory; nil until the directory is configured.
+type DomainLogin func(ctx context.Context, login, password string) (Account, error)
+
+// Service signs users in and resolves tokens to principals.
+type Service struct {
+	accounts  Accounts
+	tokens    *Tokens
+	byLogin   *Throttle
+	byAddress *Throttle
+	domain    DomainLogin
+}
+
+// NewService wires the sign-in service.
+func NewService(accounts Accounts, tokens *Tokens) *Service {
+	return &Service{
+		accounts:  accounts,
+		tokens:    tokens,
+		byLogin:   NewThrottle(5, 15*time.Minute),
+		byAddress: NewThrottle(20, 15*time.Minute),
+	}
+}
+
+// SetDomainLogin plugs in directory sign-in.
+func (s *Service) SetDomainLogin(fn DomainLogin) { s.domain = fn }
+
+// Session is the result of a sign-in.
+type Session struct {
+	Token     string
+	ExpiresAt time.Time
+	UserID    string
+}
+
+var errBadCredentials = fault.Unauthorized("invalid login or password")
+
+// Login checks credentials. Wrong login and wrong password give the same
+// answer, in about the same time.
+func (s *Service) Login(ctx context.Context, login, password, authType, address string) (Session, error) {
+	login = strings.TrimSpace(login)
+	loginKey := strings.ToLower(login)
+	if s.byLogin.Blocked(loginKey) || s.byAddress.Blocked(address) {
+		return Session{}, fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later")
+	}
+	var acc Account
+	var err error
+	switch authType {
+	case "", "local":
+		acc, err = s.localAccount(ctx, login, password)
+	case "domain":
+		if s.domain == nil {
+			return Session{}, fault.Validation("authType", "domain sign-in is not available: the directory connection is not configured")
+		}
+		acc, err = s.domain(ctx, login, password)
+		if fault.Is(err, fault.CodeNotFound) {
+			err = errBadCredentials
+		}
+	default:
+		return Session{}, fault.Validation("authType", "authType must be local or domain")
+	}
+	if err != nil {
+		if fault.Is(err, fault.CodeUnauthorized) {
+			s.byLogin.Fail(loginKey)
+			s.byAddress.Fail(address)
+			slog.InfoContext(ctx, "sign-in failed", "login", login, "address", address)
+		}
+		return Session{}, err
+	}
+	s.byLogin.Reset(loginKey)
+	tok, exp, err := s.tokens.Issue(acc.ID)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{Token: tok, ExpiresAt: exp, UserID: acc.ID}, nil
+}
+
+func (s *Service) localAccount(ctx context.Context, login, password string) (Account, error) {
+	acc, err := s.accounts.AccountByLogin(ctx, login)
+	if fault.Is(err, fault.CodeNotFound) {
+		_, _ = VerifyPassword(dummyHash, password)
+		return Account{}, errBadCredentials
+	}
+	if err != nil {
+		return Account{}, err
+	}
+	if acc.PasswordHash == "" || acc.IsSystem || acc.AuthSource != "local" {
+		_, _ = VerifyPassword(dummyHash, password)
+		return Account{}, errBadCredentials
+	}
+	ok, err := VerifyPassword(acc.PasswordHash, password)
+	if err != nil || !ok || !acc.IsActive {
+		return Account{}, errBadCredentials
+	}
+	return acc, nil
+}
+
+// Authenticate resolves a token to a principal. Tokens of missing,
+// deactivated or system accounts are refused.
+func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
+	id, err := s.tokens.Verify(token)
+	if err != nil {
+		return nil, fault.Unauthorized("invalid or expired token")
+	}
+	acc, err := s.accounts.AccountByID(ctx, id)
+	if fault.Is(err, fault.CodeNotFound) {
+		return nil, fault.Unauthorized("invalid or expired token")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !acc.IsActive || acc.IsSystem {
+		return nil, fault.Unauthorized("the account is deactivated")
+	}
+	return &Principal{UserID: acc.ID, Login: acc.Login, DisplayName: acc.DisplayName, IsAdmin: acc.IsAdmin}, nil
+}

@@ -1,0 +1,66 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Tokens issues and checks HS256 JWTs. The algorithm is pinned: tokens with
+// alg=none or any other algorithm are refused.
+type Tokens struct {
+	secret []byte
+	ttl    time.Duration
+	now    func() time.Time
+}
+
+// NewTokens builds a token issuer; secret must be at least 32 bytes.
+func NewTokens(secret []byte, ttl time.Duration) (*Tokens, error) {
+	if len(secret) < 32 {
+		return nil, errors.New("jwt secret must be at least 32 bytes")
+	}
+	return &Tokens{secret: secret, ttl: ttl, now: time.Now}, nil
+}
+
+type claims struct {
+	jwt.RegisteredClaims
+}
+
+// Issue returns a signed token for the user and its expiry.
+func (t *Tokens) Issue(userID string) (string, time.Time, error) {
+	now := t.now()
+	exp := now.Add(t.ttl)
+	c := claims{jwt.RegisteredClaims{
+		Subject:   userID,
+		Issuer:    "coreportal",
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(exp),
+	}}
+	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.secret)
+	if err != nil {
+		return "", time.Time{}, fmt.Errorf("sign token: %w", err)
+	}
+	return s, exp, nil
+}
+
+var parser = jwt.NewParser(
+	jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+	jwt.WithExpirationRequired(),
+	jwt.WithIssuer("coreportal"),
+	jwt.WithLeeway(30*time.Second),
+)
+
+// Verify returns the user id of a valid token.
+func (t *Tokens) Verify(token string) (string, error) {
+	var c claims
+	_, err := parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil })
+	if err != nil {
+		return "", fmt.Errorf("verify token: %w", err)
+	}
+	if c.Subject == "" {
+		return "", errors.New("verify token: no subject")
+	}
+	return c.Subject, nil
+}

@@ -1,0 +1,178 @@
+// Package config reads the service configuration from the environment
+// (CONTRACT.md, "Build and start"), lets flags override it and validates it.
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is the whole process configuration.
+type Config struct {
+	Addr              string
+	DataDir           string
+	DatabaseURL       string
+	BusURL            string
+	BlobURL           string
+	SeedAdminLogin    string
+	SeedAdminPassword string
+	JWTSecret         string
+	TokenTTL          time.Duration
+	UpdateRunnerToken string
+	LicensePublicKey  string
+	VendorURL         string
+	ReleaseFile       string
+	ModuleCatalogPath string
+	ModuleCatalogURL  string
+	SMTPHost          string
+	SMTPPort          int
+	SMTPUser          string
+	SMTPPassword      string
+	SMTPFrom          string
+	LogLevel          slog.Level
+	LogFormat         string
+	AccessLog         bool
+	MaxUploadBytes    int64
+}
+
+// Load reads the environment through getenv, then applies flags from args.
+func Load(getenv func(string) string, args []string) (Config, error) {
+	env := func(key, def string) string {
+		if v := strings.TrimSpace(getenv(key)); v != "" {
+			return v
+		}
+		return def
+	}
+	var errs []error
+	c := Config{
+		Addr:              env("CORE_ADDR", ":8080"),
+		DataDir:           env("CORE_DATA_DIR", "./data"),
+		DatabaseURL:       env("DATABASE_URL", ""),
+		BusURL:            env("CORE_BUS_URL", ""),
+		BlobURL:           env("CORE_BLOB_URL", ""),
+		SeedAdminLogin:    env("SEED_ADMIN_LOGIN", "admin"),
+		SeedAdminPassword: getenv("SEED_ADMIN_PASSWORD"),
+		JWTSecret:         getenv("CORE_JWT_SECRET"),
+		UpdateRunnerToken: getenv("CORE_UPDATE_RUNNER_TOKEN"),
+		LicensePublicKey:  env("CORE_LICENSE_PUBLIC_KEY", ""),
+		VendorURL:         env("CORE_VENDOR_URL", ""),
+		ReleaseFile:       env("CORE_RELEASE_FILE", ""),
+		ModuleCatalogPath: env("MODULE_CATALOG_PATH", ""),
+		ModuleCatalogURL:  env("MODULE_CATALOG_URL", ""),
+		SMTPHost:          env("SMTP_HOST", ""),
+		SMTPUser:          env("SMTP_USER", ""),
+		SMTPPassword:      getenv("SMTP_PASSWORD"),
+		SMTPFrom:          env("SMTP_FROM", ""),
+		LogFormat:         strings.ToLower(env("CORE_LOG_FORMAT", "json")),
+	}
+	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
+	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
+	c.MaxUploadBytes = int64(intVar(env("CORE_MAX_UPLOAD_MB", "100"), "CORE_MAX_UPLOAD_MB", &errs)) << 20
+	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
+	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
+		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))
+	}
+
+	fs := flag.NewFlagSet("coreportal", flag.ContinueOnError)
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (CORE_ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder (CORE_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "PostgreSQL URL; empty = embedded SQLite (DATABASE_URL)")
+	fs.StringVar(&c.BusURL, "bus-url", c.BusURL, "redis:// URL of the shared bus (CORE_BUS_URL)")
+	if err := fs.Parse(args); err != nil {
+		return c, fmt.Errorf("flags: %w", err)
+	}
+	if c.ReleaseFile == "" {
+		if exe, err := os.Executable(); err == nil {
+			c.ReleaseFile = filepath.Join(filepath.Dir(exe), "RELEASE")
+		}
+	}
+	errs = append(errs, c.validate()...)
+	return c, errors.Join(errs...)
+}
+
+func (c Config) validate() []error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("CORE_ADDR: %q is not host:port", c.Addr))
+	}
+	if c.DatabaseURL != "" && !hasScheme(c.DatabaseURL, "postgres", "postgresql") {
+		errs = append(errs, errors.New("DATABASE_URL: must start with postgres:// or be empty for the embedded database"))
+	}
+	if c.BusURL != "" && !hasScheme(c.BusURL, "redis", "rediss") {
+		errs = append(errs, errors.New("CORE_BUS_URL: must start with redis:// or be empty for the in-process bus"))
+	}
+	if c.BlobURL != "" && !hasScheme(c.BlobURL, "s3", "file") {
+		errs = append(errs, errors.New("CORE_BLOB_URL: must start with s3:// or file:// or be empty"))
+	}
+	if c.VendorURL != "" && !hasScheme(c.VendorURL, "http", "https") {
+		errs = append(errs, errors.New("CORE_VENDOR_URL: must be an http(s) URL"))
+	}
+	if strings.TrimSpace(c.SeedAdminLogin) == "" || strings.EqualFold(c.SeedAdminLogin, "core-system") {
+		errs = append(errs, errors.New("SEED_ADMIN_LOGIN: must be a non-empty login other than core-system"))
+	}
+	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
+		errs = append(errs, errors.New("CORE_JWT_SECRET: must be at least 32 characters"))
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, fmt.Errorf("CORE_LOG_FORMAT: %q is not json or text", c.LogFormat))
+	}
+	if c.SMTPPort < 0 || c.SMTPPort > 65535 {
+		errs = append(errs, fmt.Errorf("SMTP_PORT: %d is not a port", c.SMTPPort))
+	}
+	if c.TokenTTL < time.Minute {
+		errs = append(errs, errors.New("CORE_TOKEN_TTL: must be at least 1m"))
+	}
+	if c.MaxUploadBytes <= 0 {
+		errs = append(errs, errors.New("CORE_MAX_UPLOAD_MB: must be positive"))
+	}
+	return errs
+}
+
+func hasScheme(raw string, schemes ...string) bool {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return false
+	}
+	for _, s := range schemes {
+		if strings.EqualFold(u.Scheme, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func intVar(v, name string, errs *[]error) int {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not a whole number", name, v))
+	}
+	return n
+}
+
+func durVar(v, name string, errs *[]error) time.Duration {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not a duration such as 12h", name, v))
+	}
+	return d
+}
+
+func boolVar(v, name string, errs *[]error) bool {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not true or false", name, v))
+	}
+	return b
+}
+
+// SQLitePath is where the embedded database lives.
+func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "core.db") }

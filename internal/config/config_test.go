@@ -1,0 +1,50 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoad(t *testing.T) {
+	cases := []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantErr string
+		check   func(t *testing.T, c Config)
+	}{
+		{name: "defaults", check: func(t *testing.T, c Config) {
+			if c.Addr != ":8080" || c.DataDir != "./data" || c.SeedAdminLogin != "admin" || c.DatabaseURL != "" {
+				t.Fatalf("defaults wrong: %+v", c)
+			}
+		}},
+		{name: "flag overrides env", env: map[string]string{"CORE_ADDR": ":9000"}, args: []string{"-addr", "127.0.0.1:9001"},
+			check: func(t *testing.T, c Config) {
+				if c.Addr != "127.0.0.1:9001" {
+					t.Fatalf("addr %q", c.Addr)
+				}
+			}},
+		{name: "bad addr", env: map[string]string{"CORE_ADDR": "nope"}, wantErr: "CORE_ADDR"},
+		{name: "bad database url", env: map[string]string{"DATABASE_URL": "mysql://x"}, wantErr: "DATABASE_URL"},
+		{name: "bad bus url", env: map[string]string{"CORE_BUS_URL": "nats://x"}, wantErr: "CORE_BUS_URL"},
+		{name: "bad log level", env: map[string]string{"CORE_LOG_LEVEL": "loud"}, wantErr: "CORE_LOG_LEVEL"},
+		{name: "short jwt secret", env: map[string]string{"CORE_JWT_SECRET": "short"}, wantErr: "CORE_JWT_SECRET"},
+		{name: "bad smtp port", env: map[string]string{"SMTP_PORT": "x"}, wantErr: "SMTP_PORT"},
+		{name: "several errors reported together", env: map[string]string{"SMTP_PORT": "x", "CORE_LOG_FORMAT": "xml"}, wantErr: "CORE_LOG_FORMAT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cfg, err := Load(func(k string) string { return c.env[k] }, c.args)
+			if c.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("err %v, want mention of %s", err, c.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.check(t, cfg)
+		})
+	}
+}

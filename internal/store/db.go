@@ -1,0 +1,146 @@
+// Package store opens the embedded SQLite file or PostgreSQL, applies the
+// embedded migrations and offers transactions. SQL is written with `?`
+// placeholders and rebound to `$n` for PostgreSQL.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Querier is what both a DB and a Tx can do. Queries use `?` placeholders.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DB is the project's database handle.
+type DB struct {
+	Dialect Dialect
+	write   *sql.DB // SQLite: the single writer connection; PostgreSQL: the pool
+	read    *sql.DB // SQLite: read-only pool; PostgreSQL: same as write
+}
+
+// Open connects to PostgreSQL when databaseURL is set, else to the SQLite file at sqlitePath.
+func Open(ctx context.Context, databaseURL, sqlitePath string) (*DB, error) {
+	if databaseURL != "" {
+		return openPostgres(ctx, databaseURL)
+	}
+	return openSQLite(ctx, sqlitePath)
+}
+
+func openPostgres(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse DATABASE_URL: %w", err)
+	}
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(max(8, runtime.NumCPU()*4))
+	db.SetMaxIdleConns(max(8, runtime.NumCPU()*4))
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := ping(ctx, db); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	return &DB{Dialect: Postgres, write: db, read: db}, nil
+}
+
+func openSQLite(ctx context.Context, path string) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
+	}
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_time_format=sqlite"
+	write, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate&"+pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	if err := ping(ctx, write); err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	read, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
+	if err != nil {
+		write.Close()
+		return nil, fmt.Errorf("open sqlite reader %s: %w", path, err)
+	}
+	n := max(4, runtime.NumCPU()*2)
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	read.SetConnMaxLifetime(0)
+	return &DB{Dialect: SQLite, write: write, read: read}, nil
+}
+
+func ping(ctx context.Context, db *sql.DB) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return db.PingContext(ctx)
+}
+
+// Close releases every connection.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		if rerr := db.read.Close(); err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// Ping checks that the store answers (used by /health).
+func (db *DB) Ping(ctx context.Context) error {
+	var one int
+	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+}
+
+// Stats returns connection statistics of the main pool.
+func (db *DB) Stats() sql.DBStats { return db.write.Stats() }
+
+// Q returns the transaction bound to ctx, or the database for reads.
+// Writes outside InTx go through the writer as well (see Exec).
+func (db *DB) Q(ctx context.Context) Querier {
+	if tx := txFrom(ctx); tx != nil {
+		return tx
+	}
+	return &conn{db: db.read, d: db.Dialect}
+}
+
+// W returns the transaction bound to ctx, or the writer connection.
+func (db *DB) W(ctx context.Context) Querier {
+	if tx := txFrom(ctx); tx != nil {
+		return tx
+	}
+	return &conn{db: db.write, d: db.Dialect}
+}
+
+// conn adapts *sql.DB to the `?` placeholder convention.
+type conn struct {
+	db *sql.DB
+	d  Dialect
+}
+
+func (c *conn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return c.db.ExecContext(ctx, c.d.Rebind(q), args...)
+}
+
+func (c *conn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return c.db.QueryContext(ctx, c.d.Rebind(q), args...)
+}
+
+func (c *conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return c.db.QueryRowContext(ctx, c.d.Rebind(q), args...)
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Dialect covers the few places where SQLite and PostgreSQL differ.
+type Dialect int
+
+const (
+	SQLite Dialect = iota
+	Postgres
+)
+
+func (d Dialect) String() string {
+	if d == Postgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
+var rebound sync.Map // query text -> PostgreSQL text
+
+// Rebind turns `?` placeholders into `$1..$n` for PostgreSQL. Question marks
+// inside quoted literals and identifiers are left alone.
+func (d Dialect) Rebind(q string) string {
+	if d != Postgres || !strings.Contains(q, "?") {
+		return q
+	}
+	if v, ok := rebound.Load(q); ok {
+		return v.(string)
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	var quote byte
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '?':
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(c)
+	}
+	out := b.String()
+	rebound.Store(q, out)
+	return out
+}
+
+// Placeholders returns "?, ?, ?" for n arguments.
+func Placeholders(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return strings.Repeat("?, ", n-1) + "?"
+}
+
+// Like escapes a user value for use in `LIKE ? ESCAPE '\'`, wrapped in %…%.
+func Like(v string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return "%" + r.Replace(v) + "%"
+}
+
+// Now is the SQL expression of the current timestamp.
+func (d Dialect) Now() string {
+	if d == Postgres {
+		return "now()"
+	}
+	return "strftime('%Y-%m-%d %H:%M:%f+00:00','now')"
+}
+
+// ForUpdateSkipLocked is the row-claim suffix; SQLite has one writer, so none is needed.
+func (d Dialect) ForUpdateSkipLocked() string {
+	if d == Postgres {
+		return " FOR UPDATE SKIP LOCKED"
+	}
+	return ""
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+//go:embed migrations
+var migrationFS embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func loadMigrations(d Dialect) ([]migration, error) {
+	dir := "migrations/" + d.String()
+	entries, err := fs.ReadDir(migrationFS, dir)
+	if err != nil {
+		return nil, fmt.Errorf("read migrations: %w", err)
+	}
+	var out []migration
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration %s: name must start with a number and _", e.Name())
+		}
+		body, err := fs.ReadFile(migrationFS, dir+"/"+e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("read migration %s: %w", e.Name(), err)
+		}
+		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
+	for i := 1; i < len(out); i++ {
+		if out[i].version == out[i-1].version {
+			return nil, fmt.Errorf("migrations %s and %s share a number", out[i-1].name, out[i].name)
+		}
+	}
+	return out, nil
+}
+
+// migrationLockID is an arbitrary constant for pg_advisory_xact_lock, so that
+// instances starting together apply migrations once.
+const migrationLockID = 7_306_118_001
+
+// Migrate applies every migration not yet recorded, each in its own transaction.
+func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
+	migs, err := loadMigrations(db.Dialect)
+	if err != nil {
+		return err
+	}
+	if _, err := db.write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`); err != nil {
+		return fmt.Errorf("create schema_migrations: %w", err)
+	}
+	for _, m := range migs {
+		err := db.InTx(ctx, func(ctx context.Context, tx *Tx) error {
+			if db.Dialect == Postgres {
+				if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(?)", migrationLockID); err != nil {
+					return fmt.Errorf("lock migrations: %w", err)
+				}
+			}
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM schema_migrations WHERE version = ?", m.version).Scan(&n); err != nil {
+				return fmt.Errorf("check migration %s: %w", m.name, err)
+			}
+			if n > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+				return fmt.Errorf("apply migration %s: %w", m.name, err)
+			}
+			if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, "+db.Dialect.Now()+")", m.version, m.name); err != nil {
+				return fmt.Errorf("record migration %s: %w", m.name, err)
+			}
+			log.Info("migration applied", "migration", m.name)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

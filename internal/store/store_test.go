@@ -1,0 +1,97 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"coreportal/internal/store"
+	"coreportal/internal/store/storetest"
+)
+
+func TestRebind(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"SELECT 1", "SELECT 1"},
+		{"a = ? AND b = ?", "a = $1 AND b = $2"},
+		{"x = '?' AND y = ?", "x = '?' AND y = $1"},
+		{`"we?ird" = ?`, `"we?ird" = $1`},
+	}
+	for _, c := range cases {
+		if got := store.Postgres.Rebind(c.in); got != c.want {
+			t.Errorf("Rebind(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if got := store.SQLite.Rebind(c.in); got != c.in {
+			t.Errorf("SQLite changed %q", c.in)
+		}
+	}
+}
+
+func TestLike(t *testing.T) {
+	if got := store.Like(`50%_a\b`); got != `%50\%\_a\\b%` {
+		t.Fatalf("Like = %q", got)
+	}
+}
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		now := time.Now().UTC()
+
+		t.Run("migrate twice is a no-op", func(t *testing.T) {
+			if err := db.Migrate(ctx, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+				t.Fatal(err)
+			}
+		})
+
+		t.Run("rollback keeps nothing, nested joins outer", func(t *testing.T) {
+			boom := errors.New("boom")
+			ran := false
+			err := db.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+				if _, err := tx.ExecContext(ctx, "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "k1", "v", now); err != nil {
+					return err
+				}
+				tx.AfterCommit(func() { ran = true })
+				return db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error { return boom })
+			})
+			if !errors.Is(err, boom) {
+				t.Fatalf("err = %v", err)
+			}
+			if ran {
+				t.Fatal("after-commit ran on rollback")
+			}
+			var n int
+			if err := db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM settings WHERE key = ?", "k1").Scan(&n); err != nil || n != 0 {
+				t.Fatalf("n=%d err=%v", n, err)
+			}
+		})
+
+		t.Run("unique violation is translated", func(t *testing.T) {
+			ins := func() error {
+				_, err := db.W(ctx).ExecContext(ctx, "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "dup", "v", now)
+				return err
+			}
+			if err := ins(); err != nil {
+				t.Fatal(err)
+			}
+			if err := ins(); !store.IsUnique(err) {
+				t.Fatalf("want unique violation, got %v", err)
+			}
+		})
+
+		t.Run("timestamps round-trip in UTC", func(t *testing.T) {
+			if _, err := db.W(ctx).ExecContext(ctx, "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?)", "ts", "v", now); err != nil {
+				t.Fatal(err)
+			}
+			var got time.Time
+			if err := db.Q(ctx).QueryRowContext(ctx, "SELECT updated_at FROM settings WHERE key = ?", "ts").Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if d := got.Sub(now); d > time.Millisecond || d < -time.Millisecond {
+				t.Fatalf("got %v want %v", got, now)
+			}
+		})
+	})
+}

@@ -1,0 +1,84 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// Tx is a transaction with the `?` placeholder convention.
+type Tx struct {
+	tx *sql.Tx
+	d  Dialect
+	// afterCommit runs once the outermost transaction has committed.
+	afterCommit []func()
+}
+
+type txKey struct{}
+
+func txFrom(ctx context.Context) *Tx {
+	tx, _ := ctx.Value(txKey{}).(*Tx)
+	return tx
+}
+
+func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
+}
+
+func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.d.Rebind(q), args...)
+}
+
+func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
+}
+
+// AfterCommit registers fn to run after the outermost transaction commits
+// (live events, cache invalidation). It never runs on rollback.
+func (t *Tx) AfterCommit(fn func()) { t.afterCommit = append(t.afterCommit, fn) }
+
+// AfterCommit runs fn after the transaction bound to ctx commits, or at once
+// when ctx carries no transaction.
+func AfterCommit(ctx context.Context, fn func()) {
+	if tx := txFrom(ctx); tx != nil {
+		tx.AfterCommit(fn)
+		return
+	}
+	fn()
+}
+
+// InTx runs fn in a transaction. Nested calls (ctx already carrying a
+// transaction) join the outer one. fn receives a ctx bound to the transaction,
+// so that every store call made with it takes part.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
+	if tx := txFrom(ctx); tx != nil {
+		return fn(ctx, tx)
+	}
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	tx := &Tx{tx: sqlTx, d: db.Dialect}
+	txCtx := context.WithValue(ctx, txKey{}, tx)
+	if err := runGuarded(txCtx, tx, fn); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", translate(db.Dialect, err))
+	}
+	for _, f := range tx.afterCommit {
+		f()
+	}
+	return nil
+}
+
+func runGuarded(ctx context.Context, tx *Tx, fn func(context.Context, *Tx) error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			_ = tx.tx.Rollback()
+			panic(r)
+		}
+	}()
+	return fn(ctx, tx)
+}

@@ -1,0 +1,61 @@
+// Package system serves the health check and the assembly version.
+package system
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/web"
+)
+
+// Pinger is the store's liveness check.
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Handler serves /health and /system/version.
+type Handler struct {
+	db      Pinger
+	version string
+	started time.Time
+	dialect string
+}
+
+// NewHandler builds the handler.
+func NewHandler(db Pinger, version, dialect string) *Handler {
+	return &Handler{db: db, version: version, started: time.Now(), dialect: dialect}
+}
+
+// Health answers 200 once the store answers, 503 otherwise (no authentication).
+func (h *Handler) Health(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
+	defer cancel()
+	if err := h.db.Ping(ctx); err != nil {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		_, _ = w.Write([]byte(`{"success":false,"error":{"code":"UNAVAILABLE","message":"the store does not answer"}}`))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"success":true,"data":{"status":"ok"}}`))
+}
+
+// Version is the assembly version.
+type Version struct {
+	Version   string    `json:"version"`
+	GoVersion string    `json:"goVersion"`
+	Database  string    `json:"database"`
+	StartedAt time.Time `json:"startedAt"`
+}
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	web.Register(api, web.Op(http.MethodGet, "/system/version", "getVersion", "Assembly version of the running service", web.User, "system"),
+		func(context.Context, *struct{}) (*web.Out[Version], error) {
+			return web.OK(Version{Version: h.version, GoVersion: runtime.Version(), Database: h.dialect, StartedAt: h.started.UTC()}), nil
+		})
+}

@@ -1,0 +1,125 @@
+package users
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/web"
+)
+
+// Handler serves /auth/me and the user administration.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	web.Register(api, web.Op(http.MethodGet, "/auth/me", "getMe", "Current user's full card", web.User, "auth"), h.me)
+	web.Register(api, web.Op(http.MethodGet, "/admin/users", "listUsers", "List users (q matches login, name, email)", web.Admin, "admin-users"), h.list)
+	web.Register(api, web.Op(http.MethodPost, "/admin/users", "createUser", "Create a local user", web.Admin, "admin-users"), h.create)
+	web.Register(api, web.Op(http.MethodGet, "/admin/users/{id}", "getUser", "Full card of a user", web.Admin, "admin-users"), h.get)
+	web.Register(api, web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag or administrator role", web.Admin, "admin-users"), h.update)
+	web.Register(api, web.Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Set a new password (local users only)", web.Admin, "admin-users"), h.resetPassword)
+}
+
+type idPath struct {
+	ID string `path:"id" format:"uuid" doc:"user id"`
+}
+
+func (h *Handler) me(ctx context.Context, _ *struct{}) (*web.Out[Card], error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.svc.Card(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(c), nil
+}
+
+type listIn struct {
+	web.PageQuery
+	Q             string `query:"q" maxLength:"200" doc:"matches login, display name and email, case-insensitive"`
+	IsPortalAdmin string `query:"isPortalAdmin" enum:"true,false," doc:"true = administrators only, false = users without the role"`
+}
+
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]Summary], error) {
+	var isAdmin *bool
+	if in.IsPortalAdmin != "" {
+		v := in.IsPortalAdmin == "true"
+		isAdmin = &v
+	}
+	rows, total, err := h.svc.List(ctx, in.Q, isAdmin, in.Offset(), in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if rows == nil {
+		rows = []Summary{}
+	}
+	return web.Paged(rows, web.NewPageMeta(in.PageQuery, total)), nil
+}
+
+type createIn struct {
+	Body struct {
+		Login       string `json:"login" maxLength:"100"`
+		Password    string `json:"password" maxLength:"256"`
+		DisplayName string `json:"displayName,omitempty" maxLength:"200"`
+		Email       string `json:"email,omitempty" maxLength:"254"`
+		IsCoreAdmin bool   `json:"isCoreAdmin,omitempty"`
+	}
+}
+
+func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[Card], error) {
+	b := in.Body
+	u, err := h.svc.Create(ctx, NewUser{Login: b.Login, Password: b.Password, DisplayName: b.DisplayName, Email: b.Email, IsCoreAdmin: b.IsCoreAdmin})
+	if err != nil {
+		return nil, err
+	}
+	return web.Created(u.card()), nil
+}
+
+func (h *Handler) get(ctx context.Context, in *idPath) (*web.Out[Card], error) {
+	c, err := h.svc.Card(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(c), nil
+}
+
+type updateIn struct {
+	idPath
+	Body struct {
+		DisplayName *string `json:"displayName,omitempty" maxLength:"200"`
+		Email       *string `json:"email,omitempty" maxLength:"254"`
+		IsActive    *bool   `json:"isActive,omitempty"`
+		IsCoreAdmin *bool   `json:"isCoreAdmin,omitempty"`
+	}
+}
+
+func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Card], error) {
+	b := in.Body
+	u, err := h.svc.Update(ctx, auth.FromContext(ctx), in.ID, Patch{DisplayName: b.DisplayName, Email: b.Email, IsActive: b.IsActive, IsCoreAdmin: b.IsCoreAdmin})
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(u.card()), nil
+}
+
+type resetIn struct {
+	idPath
+	Body struct {
+		Password string `json:"password" maxLength:"256"`
+	}
+}
+
+func (h *Handler) resetPassword(ctx context.Context, in *resetIn) (*web.Out[any], error) {
+	if err := h.svc.ResetPassword(ctx, in.ID, in.Body.Password); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}

@@ -1,0 +1,112 @@
+package web
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+)
+
+// Prefix is the REST prefix of SPEC.md.
+const Prefix = "/api/v1"
+
+// Policy says who may call an operation; the auth middleware enforces it.
+type Policy string
+
+const (
+	Public Policy = "public" // no authentication
+	User   Policy = "user"   // any signed-in user
+	Admin  Policy = "admin"  // role core_admin
+)
+
+// PolicyKey is the operation metadata key carrying the Policy.
+const PolicyKey = "policy"
+
+// NewAPI creates the Huma API on mux, serving the OpenAPI 3.1 document at
+// /api/v1/openapi.json and the reference page at /api/docs.
+func NewAPI(mux *http.ServeMux, version string) huma.API {
+	cfg := huma.Config{
+		OpenAPI: &huma.OpenAPI{
+			OpenAPI: "3.1.0",
+			Info: &huma.Info{
+				Title:       "Core Portal API",
+				Version:     "1.0.0",
+				Description: apiDescription + "\n\nBuild: " + version,
+			},
+			Components: &huma.Components{
+				Schemas: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer),
+				SecuritySchemes: map[string]*huma.SecurityScheme{
+					"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
+					"cookie": {Type: "apiKey", In: "cookie", Name: "core_token"},
+				},
+			},
+		},
+		OpenAPIPath:   Prefix + "/openapi",
+		SchemasPath:   Prefix + "/schemas",
+		Formats:       huma.DefaultFormats,
+		DefaultFormat: "application/json",
+	}
+	api := humago.New(mux, cfg)
+	mux.HandleFunc("GET /api/docs", serveDocs)
+	return api
+}
+
+// Op describes one operation. Paths are given without the /api/v1 prefix.
+func Op(method, path, id, summary string, policy Policy, tags ...string) huma.Operation {
+	op := huma.Operation{
+		OperationID: id,
+		Method:      method,
+		Path:        Prefix + path,
+		Summary:     summary,
+		Tags:        tags,
+		Metadata:    map[string]any{PolicyKey: policy},
+	}
+	if policy != Public {
+		op.Security = []map[string][]string{{"bearer": {}}, {"cookie": {}}}
+	}
+	if policy == Admin {
+		op.Description = "Administrators only (role core_admin)."
+	}
+	return op
+}
+
+// Register adds an operation whose handler errors go through FromError.
+func Register[I, O any](api huma.API, op huma.Operation, h func(context.Context, *I) (*O, error)) {
+	huma.Register(api, op, func(ctx context.Context, in *I) (*O, error) {
+		out, err := h(ctx, in)
+		if err != nil {
+			return nil, FromError(ctx, err)
+		}
+		return out, nil
+	})
+}
+
+// PolicyOf returns the policy of a Huma operation (User when unset).
+func PolicyOf(op *huma.Operation) Policy {
+	if op == nil {
+		return User
+	}
+	if p, ok := op.Metadata[PolicyKey].(Policy); ok {
+		return p
+	}
+	return User
+}
+
+const apiDescription = `REST interface of Core Portal. Every JSON answer is the envelope
+{ "success": bool, "data": …, "meta": {…}, "error": { "code", "message", "details" } }.
+
+Error codes: 400 VALIDATION_ERROR (malformed JSON, unknown body fields, bad UUIDs, bad query
+parameters; details.field names the field), 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_FOUND
+(also unknown routes and wrong methods), 409 CONFLICT, 413 PAYLOAD_TOO_LARGE, 423 LICENSE_READ_ONLY,
+429 RATE_LIMITED, 503 UNAVAILABLE, 500 INTERNAL (the message carries a correlation id, never internals).
+
+Authentication: Authorization: Bearer <token> from POST /auth/login, or the core_token cookie.
+Tokens are HS256 JWTs valid for CORE_TOKEN_TTL (default 12 h); tokens of deactivated users stop
+working at once on the instance that deactivated them and within 10 s on other instances.
+Failed sign-ins are throttled: after 5 failures for one login, or 20 from one address, within
+15 minutes further attempts answer 429 RATE_LIMITED until the window passes (the answer does not
+reveal whether the login exists).
+
+Paged listings take page (default 1) and limit (1-500, default 50) and answer meta
+{ page, limit, total, totalPages }.`

@@ -1,0 +1,149 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/applog"
+	"coreportal/internal/fault"
+)
+
+// ErrorInfo is the `error` object of the envelope.
+type ErrorInfo struct {
+	Code    fault.Code     `json:"code"`
+	Message string         `json:"message"`
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// APIError is an error response: the envelope with success=false.
+type APIError struct {
+	status  int
+	Success bool      `json:"success"`
+	Err     ErrorInfo `json:"error"`
+}
+
+func (e *APIError) Error() string  { return e.Err.Message }
+func (e *APIError) GetStatus() int { return e.status }
+
+var statusOf = map[fault.Code]int{
+	fault.CodeValidation:   http.StatusBadRequest,
+	fault.CodeUnauthorized: http.StatusUnauthorized,
+	fault.CodeForbidden:    http.StatusForbidden,
+	fault.CodeNotFound:     http.StatusNotFound,
+	fault.CodeConflict:     http.StatusConflict,
+	fault.CodeTooLarge:     http.StatusRequestEntityTooLarge,
+	fault.CodeReadOnly:     http.StatusLocked,
+	fault.CodeRateLimited:  http.StatusTooManyRequests,
+	fault.CodeUnavailable:  http.StatusServiceUnavailable,
+	fault.CodeUpdateBlock:  http.StatusConflict,
+	fault.CodeInternal:     http.StatusInternalServerError,
+}
+
+var codeOf = map[int]fault.Code{
+	http.StatusBadRequest:            fault.CodeValidation,
+	http.StatusUnprocessableEntity:   fault.CodeValidation,
+	http.StatusUnauthorized:          fault.CodeUnauthorized,
+	http.StatusForbidden:             fault.CodeForbidden,
+	http.StatusNotFound:              fault.CodeNotFound,
+	http.StatusMethodNotAllowed:      fault.CodeNotFound,
+	http.StatusConflict:              fault.CodeConflict,
+	http.StatusRequestEntityTooLarge: fault.CodeTooLarge,
+	http.StatusLocked:                fault.CodeReadOnly,
+	http.StatusTooManyRequests:       fault.CodeRateLimited,
+	http.StatusServiceUnavailable:    fault.CodeUnavailable,
+	http.StatusUnsupportedMediaType:  fault.CodeValidation,
+}
+
+// FromError is the one place where errors become HTTP answers. Domain errors
+// keep their code and message; anything else is logged with context and
+// answered with a generic 500.
+func FromError(ctx context.Context, err error) *APIError {
+	var ae *APIError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if fe, ok := fault.As(err); ok {
+		st, ok := statusOf[fe.Code]
+		if !ok {
+			st = http.StatusInternalServerError
+		}
+		return &APIError{status: st, Err: ErrorInfo{Code: fe.Code, Message: fe.Message, Details: fe.Details}}
+	}
+	if errors.Is(err, context.Canceled) {
+		return &APIError{status: 499, Err: ErrorInfo{Code: fault.CodeUnavailable, Message: "request cancelled"}}
+	}
+	slog.ErrorContext(ctx, "internal error", "err", err)
+	return internalError(ctx)
+}
+
+func internalError(ctx context.Context) *APIError {
+	msg := "internal error"
+	if id := applog.Correlation(ctx); id != "" {
+		msg += " (correlation id " + id + ")"
+	}
+	return &APIError{status: http.StatusInternalServerError, Err: ErrorInfo{Code: fault.CodeInternal, Message: msg}}
+}
+
+// newHumaError replaces huma.NewError so that Huma's own errors (validation,
+// malformed JSON, body too large) use the envelope. Huma reports schema
+// violations as 422; the contract wants 400 VALIDATION_ERROR.
+func newHumaError(status int, msg string, errs ...error) huma.StatusError {
+	if status == http.StatusUnprocessableEntity {
+		status = http.StatusBadRequest
+	}
+	code, ok := codeOf[status]
+	if !ok {
+		if status >= 500 {
+			for _, e := range errs {
+				if e != nil {
+					slog.Error("internal error", "err", e)
+				}
+			}
+			return &APIError{status: http.StatusInternalServerError, Err: ErrorInfo{Code: fault.CodeInternal, Message: "internal error"}}
+		}
+		code = fault.CodeValidation
+	}
+	info := ErrorInfo{Code: code, Message: msg}
+	var fields []map[string]string
+	for _, e := range errs {
+		var d *huma.ErrorDetail
+		if !errors.As(e, &d) {
+			continue
+		}
+		f := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(d.Location, "body."), "query."), "path."), "header.")
+		if d.Location == "body" {
+			f = ""
+		}
+		fields = append(fields, map[string]string{"field": f, "message": d.Message})
+	}
+	if len(fields) > 0 {
+		info.Details = map[string]any{"errors": fields}
+		if fields[0]["field"] != "" {
+			info.Details["field"] = fields[0]["field"]
+		}
+		if msg == "validation failed" || msg == "" {
+			info.Message = fields[0]["message"]
+			if fields[0]["field"] != "" {
+				info.Message = fields[0]["field"] + ": " + info.Message
+			}
+		}
+	}
+	return &APIError{status: status, Err: info}
+}
+
+func init() {
+	// Huma exposes its error constructor as a package variable; setting it
+	// once at start-up is the documented way to use a custom error model.
+	huma.NewError = newHumaError
+}
+
+// WriteError writes err as an envelope outside Huma (plain net/http handlers).
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := FromError(r.Context(), err)
+	writeJSON(w, ae.status, ae)
+}

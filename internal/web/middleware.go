@@ -1,0 +1,164 @@
+package web
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"coreportal/internal/applog"
+	"coreportal/internal/fault"
+)
+
+// Chain applies middlewares so that the first one listed runs first.
+func Chain(h http.Handler, mws ...func(http.Handler) http.Handler) http.Handler {
+	for i := len(mws) - 1; i >= 0; i-- {
+		h = mws[i](h)
+	}
+	return h
+}
+
+// RequestID binds X-Request-Id (accepted from the caller when sane, else
+// generated) to the context and echoes it in the response.
+func RequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !saneID(id) {
+			var b [12]byte
+			_, _ = rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(applog.WithCorrelation(r.Context(), id)))
+	})
+}
+
+func saneID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for _, c := range id {
+		if !(c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// DefaultJSON treats a body sent without Content-Type as JSON, as scripts
+// calling the API often omit the header.
+func DefaultJSON(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 && r.Header.Get("Content-Type") == "" {
+			r.Header.Set("Content-Type", "application/json")
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// StatusRecorder remembers the status written.
+type StatusRecorder struct {
+	http.ResponseWriter
+	Status int
+}
+
+func (s *StatusRecorder) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *StatusRecorder) Write(b []byte) (int, error) {
+	if s.Status == 0 {
+		s.Status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(b)
+}
+
+// Flush lets SSE handlers stream through the recorder.
+func (s *StatusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the real writer.
+func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// Observer is told about every finished request (metrics for the dashboard).
+type Observer func(status int, elapsed time.Duration)
+
+// AccessLog logs one line per request (when enabled), recovers panics into a
+// 500 envelope without internals, and reports to the observer.
+func AccessLog(enabled bool, observe Observer) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
+			rec := &StatusRecorder{ResponseWriter: w}
+			defer func() {
+				if p := recover(); p != nil {
+					if p == http.ErrAbortHandler {
+						panic(p)
+					}
+					slog.ErrorContext(r.Context(), "panic", "panic", p, "stack", string(debug.Stack()))
+					if rec.Status == 0 {
+						ae := internalError(r.Context())
+						writeJSON(rec, ae.status, ae)
+					}
+				}
+				elapsed := time.Since(start)
+				if observe != nil {
+					observe(rec.Status, elapsed)
+				}
+				if enabled || rec.Status >= 500 {
+					level := slog.LevelInfo
+					if rec.Status >= 500 {
+						level = slog.LevelError
+					}
+					slog.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path,
+						"status", rec.Status, "ms", float64(elapsed.Microseconds())/1000)
+				}
+			}()
+			next.ServeHTTP(rec, r)
+		})
+	}
+}
+
+// ReadOnlyGate refuses writes with 423 LICENSE_READ_ONLY while writable()
+// is false; exempt paths (sign-in, licence activation, …) always pass.
+func ReadOnlyGate(writable func() bool, exempt func(path string) bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+			default:
+				if strings.HasPrefix(r.URL.Path, Prefix) && !exempt(r.URL.Path) && !writable() {
+					WriteError(w, r, fault.New(fault.CodeReadOnly, "the licence is not valid: the portal is read-only until a valid licence is activated"))
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// NotFound answers unknown routes (and wrong methods) with the envelope.
+func NotFound(w http.ResponseWriter, r *http.Request) {
+	WriteError(w, r, fault.New(fault.CodeNotFound, "no route for %s %s", r.Method, r.URL.Path))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// WriteJSON writes a success envelope outside Huma.
+func WriteJSON(w http.ResponseWriter, status int, data any) {
+	writeJSON(w, status, Envelope[any]{Success: true, Data: data})
+}
