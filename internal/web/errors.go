@@ -119,6 +119,14 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 		if d.Location == "body" {
 			f = ""
 		}
+		// Huma reports a missing property at the enclosing object's location.
+		if rest, ok := strings.CutPrefix(d.Message, "expected required property "); ok {
+			name, _, _ := strings.Cut(rest, " ")
+			if f != "" {
+				name = f + "." + name
+			}
+			f = name
+		}
 		fields = append(fields, map[string]string{"field": f, "message": d.Message})
 	}
 	if len(fields) > 0 {

@@ -1,0 +1,115 @@
+package test
+
+import (
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"coreportal/test/kit"
+)
+
+func TestAuthentication(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		anon := s.Anon()
+
+		t.Run("login returns token, expiry, card and cookie", func(t *testing.T) {
+			r := anon.Do(t, "POST", "/auth/login", map[string]any{"login": "admin", "password": kit.AdminPassword}).Expect(t, 200)
+			d := r.Map(t)
+			if d["token"] == "" || d["expiresAt"] == nil {
+				t.Fatalf("data %s", r.Data)
+			}
+			user := d["user"].(map[string]any)
+			if user["login"] != "admin" || user["is_seed_admin"] != true || user["is_core_admin"] != true || user["is_active"] != true {
+				t.Fatalf("user %v", user)
+			}
+			c := r.Header.Get("Set-Cookie")
+			if !strings.Contains(c, "core_token=") || !strings.Contains(c, "HttpOnly") || !strings.Contains(c, "SameSite=Lax") {
+				t.Fatalf("cookie %q", c)
+			}
+		})
+
+		t.Run("me with bearer and with cookie, logout clears cookie", func(t *testing.T) {
+			adm := s.Admin(t)
+			me := adm.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
+			for _, k := range []string{"id", "login", "display_name", "email", "auth_source", "is_core_admin", "is_active", "created_at", "updated_at", "directory_attrs", "attribute_schema"} {
+				if _, ok := me[k]; !ok {
+					t.Errorf("card lacks %s", k)
+				}
+			}
+			req, _ := http.NewRequest("GET", s.URL+"/api/v1/auth/me", nil)
+			req.AddCookie(&http.Cookie{Name: "core_token", Value: adm.Token})
+			anon.Send(t, req).Expect(t, 200)
+			out := anon.Do(t, "POST", "/auth/logout", nil).Expect(t, 200)
+			if c := out.Header.Get("Set-Cookie"); !strings.Contains(c, "core_token=;") || !strings.Contains(c, "Max-Age=0") {
+				t.Fatalf("logout cookie %q", c)
+			}
+		})
+
+		t.Run("wrong password and unknown login answer alike", func(t *testing.T) {
+			a := anon.Do(t, "POST", "/auth/login", map[string]any{"login": "admin", "password": "wrong-password"}).Expect(t, 401, "UNAUTHORIZED")
+			b := anon.Do(t, "POST", "/auth/login", map[string]any{"login": "nobody-here", "password": "wrong-password"}).Expect(t, 401, "UNAUTHORIZED")
+			if string(a.Raw) != string(b.Raw) {
+				t.Fatalf("answers differ:\n%s\n%s", a.Raw, b.Raw)
+			}
+			anon.Do(t, "POST", "/auth/login", map[string]any{"login": "core-system", "password": "anything-at-all"}).Expect(t, 401, "UNAUTHORIZED")
+		})
+
+		t.Run("bad credentials on protected routes", func(t *testing.T) {
+			anon.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+			enc := base64.RawURLEncoding
+			none := enc.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
+				enc.EncodeToString([]byte(`{"sub":"x","iss":"coreportal","exp":4102444800}`)) + "."
+			foreign := "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJjb3JlcG9ydGFsIiwic3ViIjoieCIsImV4cCI6NDEwMjQ0NDgwMH0.9bXk6B8S2vI0z1o2lZ2xGQqJqv6r2m0yZ2bU1k0hF2E"
+			for _, tok := range []string{"garbage", none, foreign, s.Admin(t).Token + "x"} {
+				c := &kit.Client{S: s, Token: tok, HTTP: http.DefaultClient}
+				c.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+			}
+		})
+
+		t.Run("malformed and unknown input gives 400", func(t *testing.T) {
+			cases := []struct {
+				name  string
+				body  any
+				field string
+			}{
+				{"malformed JSON", `{"login":`, ""},
+				{"unknown field", map[string]any{"login": "a", "password": "b", "extra": 1}, "extra"},
+				{"missing password", map[string]any{"login": "a"}, "password"},
+				{"wrong type", map[string]any{"login": 5, "password": "b"}, "login"},
+				{"bad authType", map[string]any{"login": "a", "password": "b", "authType": "kerberos"}, "authType"},
+				{"domain not configured", map[string]any{"login": "a", "password": "b", "authType": "domain"}, "authType"},
+			}
+			for _, c := range cases {
+				t.Run(c.name, func(t *testing.T) {
+					r := anon.Do(t, "POST", "/auth/login", c.body).Expect(t, 400, "VALIDATION_ERROR")
+					if c.field != "" && r.Error.Details["field"] != c.field {
+						t.Fatalf("details %v", r.Error.Details)
+					}
+				})
+			}
+		})
+
+		t.Run("failed sign-ins are throttled per login without revealing it", func(t *testing.T) {
+			_, _ = s.CreateUser(t, "throttled", false)
+			for i := 0; i < 5; i++ {
+				anon.Do(t, "POST", "/auth/login", map[string]any{"login": "throttled", "password": "bad-password"}).Expect(t, 401)
+				anon.Do(t, "POST", "/auth/login", map[string]any{"login": "ghost", "password": "bad-password"}).Expect(t, 401)
+			}
+			// Right password, but the login is locked for the window.
+			anon.Do(t, "POST", "/auth/login", map[string]any{"login": "throttled", "password": "password-throttled"}).Expect(t, 429, "RATE_LIMITED")
+			anon.Do(t, "POST", "/auth/login", map[string]any{"login": "ghost", "password": "x-password"}).Expect(t, 429, "RATE_LIMITED")
+		})
+	})
+}
+
+func TestAddressThrottle(t *testing.T) {
+	s := kit.Start(t, kit.Backends(t)[0])
+	anon := s.Anon()
+	for i := 0; i < 20; i++ {
+		anon.Do(t, "POST", "/auth/login", map[string]any{"login": "user" + string(rune('a'+i)), "password": "bad-password"}).Expect(t, 401)
+	}
+	anon.Do(t, "POST", "/auth/login", map[string]any{"login": "admin", "password": kit.AdminPassword}).Expect(t, 429, "RATE_LIMITED")
+	_ = time.Second
+}
