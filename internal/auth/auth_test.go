@@ -15,7 +15,7 @@ func TestPasswordHashing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(h, "$argon2id$v=19$m=19456,t=2,p=1$") {
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=7168,t=5,p=1$") {
 		t.Fatalf("unexpected hash format %q", h)
 	}
 	h2, _ := HashPassword("correct horse")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/crypto/argon2"
@@ -14,10 +15,12 @@ import (
 	"coreportal/internal/fault"
 )
 
-// argon2id parameters (OWASP minimum: 19 MiB, 2 passes, 1 lane).
+// argon2id parameters: OWASP's 7 MiB / 5 passes / 1 lane option, equivalent in
+// strength to 19 MiB / 2 passes but with a third of the memory per sign-in,
+// which matters when many users sign in at once on a small server.
 const (
-	argonMemory  = 19 * 1024
-	argonTime    = 2
+	argonMemory  = 7 * 1024
+	argonTime    = 5
 	argonThreads = 1
 	argonKeyLen  = 32
 )
@@ -65,8 +68,12 @@ func VerifyPassword(hash, password string) (bool, error) {
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
-// dummyHash is verified when a login does not exist, so that both cases take as long.
-var dummyHash, _ = HashPassword("no such user, same work")
+// dummyHash is verified when a login does not exist, so that both cases take
+// as long. It is made on first use so that start-up and CLI commands stay cheap.
+var dummyHash = sync.OnceValue(func() string {
+	h, _ := HashPassword("no such user, same work")
+	return h
+})
 
 // CheckPasswordPolicy is the password rule: 8 to 256 characters.
 func CheckPasswordPolicy(field, password string) error {

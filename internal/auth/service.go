@@ -106,14 +106,14 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 func (s *Service) localAccount(ctx context.Context, login, password string) (Account, error) {
 	acc, err := s.accounts.AccountByLogin(ctx, login)
 	if fault.Is(err, fault.CodeNotFound) {
-		_, _ = VerifyPassword(dummyHash, password)
+		_, _ = VerifyPassword(dummyHash(), password)
 		return Account{}, errBadCredentials
 	}
 	if err != nil {
 		return Account{}, err
 	}
 	if acc.PasswordHash == "" || acc.IsSystem || acc.AuthSource != "local" {
-		_, _ = VerifyPassword(dummyHash, password)
+		_, _ = VerifyPassword(dummyHash(), password)
 		return Account{}, errBadCredentials
 	}
 	ok, err := VerifyPassword(acc.PasswordHash, password)

@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -34,12 +35,14 @@ type Service struct {
 	st    *Store
 	bus   bus.Bus
 	cache sync.Map // id -> cached
-	now   func() time.Time
+	// gen counts invalidations; a load that raced with one is not cached.
+	gen atomic.Uint64
+	now func() time.Time
 }
 
 type cached struct {
-	acc auth.Account
-	at  time.Time
+	user *User // without password hash
+	at   time.Time
 }
 
 // NewService builds the users service and listens for changes made by other instances.
@@ -56,18 +59,23 @@ func (s *Service) Listen(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case id := <-msgs:
-			s.cache.Delete(string(id))
+			s.forget(string(id))
 		}
 	}
 }
 
 func (s *Service) changed(ctx context.Context, id string) {
 	store.AfterCommit(ctx, func() {
-		s.cache.Delete(id)
+		s.forget(id)
 		if err := s.bus.Publish(context.WithoutCancel(ctx), changedTopic, []byte(id)); err != nil {
 			slog.WarnContext(ctx, "publish user change", "err", err)
 		}
 	})
+}
+
+func (s *Service) forget(id string) {
+	s.gen.Add(1)
+	s.cache.Delete(id)
 }
 
 func account(u *User) auth.Account {
@@ -89,26 +97,36 @@ func (s *Service) AccountByLogin(ctx context.Context, login string) (auth.Accoun
 
 // AccountByID implements auth.Accounts, from a short-lived cache.
 func (s *Service) AccountByID(ctx context.Context, id string) (auth.Account, error) {
-	if v, ok := s.cache.Load(id); ok {
-		c := v.(*cached)
-		if s.now().Sub(c.at) < cacheTTL {
-			return c.acc, nil
-		}
-	}
-	if _, err := uuid.Parse(id); err != nil {
-		return auth.Account{}, fault.NotFound("user")
-	}
-	u, err := s.st.byID(ctx, id)
-	if store.IsNotFound(err) {
-		return auth.Account{}, fault.NotFound("user")
-	}
+	u, err := s.cachedUser(ctx, id)
 	if err != nil {
 		return auth.Account{}, err
 	}
-	acc := account(u)
-	acc.PasswordHash = "" // never keep hashes in memory longer than needed
-	s.cache.Store(id, &cached{acc: acc, at: s.now()})
-	return acc, nil
+	return account(u), nil
+}
+
+// cachedUser answers the hot path (every authenticated request, /auth/me)
+// from memory. Local changes drop the entry at once, other instances' changes
+// through the bus; cacheTTL bounds staleness if a bus message is lost.
+func (s *Service) cachedUser(ctx context.Context, id string) (*User, error) {
+	if v, ok := s.cache.Load(id); ok {
+		c := v.(*cached)
+		if s.now().Sub(c.at) < cacheTTL {
+			return c.user, nil
+		}
+	}
+	gen := s.gen.Load()
+	u, err := s.Get(ctx, id)
+	if err != nil {
+		if fault.Is(err, fault.CodeValidation) {
+			return nil, fault.NotFound("user")
+		}
+		return nil, err
+	}
+	u.PasswordHash = "" // never keep hashes in memory
+	if s.gen.Load() == gen {
+		s.cache.Store(id, &cached{user: u, at: s.now()})
+	}
+	return u, nil
 }
 
 // Get returns a user by id (fault NotFound when absent).
@@ -125,7 +143,10 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 
 // Card returns the full card of a user.
 func (s *Service) Card(ctx context.Context, id string) (Card, error) {
-	u, err := s.Get(ctx, id)
+	if _, err := uuid.Parse(id); err != nil {
+		return Card{}, fault.Validation("id", "id must be a UUID")
+	}
+	u, err := s.cachedUser(ctx, id)
 	if err != nil {
 		return Card{}, err
 	}

@@ -1,0 +1,188 @@
+// Command authme is the load harness of the foundation issue: it starts the
+// real binary, signs in, and drives GET /api/v1/auth/me with N concurrent
+// clients over loopback, reporting requests/s, latency percentiles, start-up
+// time and the server's resident memory idle and under load.
+//
+//	go run ./bench/authme -db sqlite -clients 64 -duration 10s
+//	go run ./bench/authme -db 'postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable'
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+func main() {
+	dbFlag := flag.String("db", "sqlite", "sqlite, or a PostgreSQL admin URL (a fresh database is created)")
+	clients := flag.Int("clients", 64, "concurrent clients")
+	duration := flag.Duration("duration", 10*time.Second, "measured load duration")
+	warmup := flag.Duration("warmup", 2*time.Second, "warm-up before measuring")
+	flag.Parse()
+
+	dir, err := os.MkdirTemp("", "authme")
+	must(err)
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "coreportal")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	must(build.Run())
+
+	dbURL := ""
+	if *dbFlag != "sqlite" {
+		dbURL = freshDB(*dbFlag)
+	}
+	addr := freePort()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+dbURL,
+		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn")
+	start := time.Now()
+	must(cmd.Start())
+	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	base := "http://" + addr
+	for {
+		resp, err := http.Get(base + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Since(start) > 30*time.Second {
+			log.Fatal("server did not start")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	startup := time.Since(start)
+
+	body, _ := json.Marshal(map[string]string{"login": "admin", "password": "bench-password-1"})
+	resp, err := http.Post(base+"/api/v1/auth/login", "application/json", bytes.NewReader(body))
+	must(err)
+	var login struct{ Data struct{ Token string } }
+	must(json.NewDecoder(resp.Body).Decode(&login))
+	resp.Body.Close()
+	time.Sleep(500 * time.Millisecond)
+	idle := rssKB(cmd.Process.Pid, "VmRSS")
+
+	tr := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients, DisableCompression: true}
+	hc := &http.Client{Transport: tr}
+	var measuring atomic.Bool
+	var errors atomic.Int64
+	lat := make([][]time.Duration, *clients)
+	ctx, cancel := context.WithTimeout(context.Background(), *warmup+*duration)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := 0; i < *clients; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			req, _ := http.NewRequest("GET", base+"/api/v1/auth/me", nil)
+			req.Header.Set("Authorization", "Bearer "+login.Data.Token)
+			for ctx.Err() == nil {
+				t0 := time.Now()
+				resp, err := hc.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						errors.Add(1)
+					}
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					errors.Add(1)
+				}
+				if measuring.Load() {
+					lat[i] = append(lat[i], time.Since(t0))
+				}
+			}
+		}(i)
+	}
+	time.Sleep(*warmup)
+	measuring.Store(true)
+	t0 := time.Now()
+	time.Sleep(*duration - 50*time.Millisecond)
+	loaded := rssKB(cmd.Process.Pid, "VmRSS")
+	wg.Wait()
+	elapsed := time.Since(t0)
+
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	pct := func(p float64) time.Duration {
+		if len(all) == 0 {
+			return 0
+		}
+		return all[int(float64(len(all)-1)*p)]
+	}
+	db := "sqlite"
+	if dbURL != "" {
+		db = "postgres"
+	}
+	fmt.Printf("database=%s clients=%d duration=%s\n", db, *clients, elapsed.Round(time.Millisecond))
+	fmt.Printf("startup=%s requests=%d errors=%d rps=%.0f p50=%s p99=%s\n", startup.Round(time.Millisecond), len(all), errors.Load(),
+		float64(len(all))/elapsed.Seconds(), pct(0.50), pct(0.99))
+	fmt.Printf("rss_idle=%.1fMB rss_loaded=%.1fMB rss_peak=%.1fMB\n", float64(idle)/1024, float64(loaded)/1024, float64(rssKB(cmd.Process.Pid, "VmHWM"))/1024)
+}
+
+func rssKB(pid int, field string) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, field+":") {
+			n, _ := strconv.Atoi(strings.Fields(line)[1])
+			return n
+		}
+	}
+	return 0
+}
+
+func freshDB(admin string) string {
+	db, err := sql.Open("pgx", admin)
+	must(err)
+	defer db.Close()
+	name := fmt.Sprintf("bench_authme_%d", rand.Uint32())
+	_, err = db.Exec("CREATE DATABASE " + name)
+	must(err)
+	u, err := url.Parse(admin)
+	must(err)
+	u.Path = "/" + name
+	return u.String()
+}
+
+func freePort() string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(err)
+	defer l.Close()
+	return l.Addr().String()
+}
+
+func must(err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+}
