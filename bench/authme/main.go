@@ -38,6 +38,7 @@ func main() {
 	clients := flag.Int("clients", 64, "concurrent clients")
 	duration := flag.Duration("duration", 10*time.Second, "measured load duration")
 	warmup := flag.Duration("warmup", 2*time.Second, "warm-up before measuring")
+	cpuProfile := flag.String("cpuprofile", "", "write a server CPU profile taken during the load to this file")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "authme")
@@ -52,10 +53,10 @@ func main() {
 	if *dbFlag != "sqlite" {
 		dbURL = freshDB(*dbFlag)
 	}
-	addr := freePort()
+	addr, pprofAddr := freePort(), freePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+dbURL,
-		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn")
+		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn", "CORE_PPROF_ADDR="+pprofAddr)
 	start := time.Now()
 	must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
@@ -121,6 +122,9 @@ func main() {
 	time.Sleep(*warmup)
 	measuring.Store(true)
 	t0 := time.Now()
+	if *cpuProfile != "" {
+		go profile("http://"+pprofAddr, *duration-time.Second, *cpuProfile)
+	}
 	time.Sleep(*duration - 50*time.Millisecond)
 	loaded := rssKB(cmd.Process.Pid, "VmRSS")
 	wg.Wait()
@@ -145,6 +149,19 @@ func main() {
 	fmt.Printf("startup=%s requests=%d errors=%d rps=%.0f p50=%s p99=%s\n", startup.Round(time.Millisecond), len(all), errors.Load(),
 		float64(len(all))/elapsed.Seconds(), pct(0.50), pct(0.99))
 	fmt.Printf("rss_idle=%.1fMB rss_loaded=%.1fMB rss_peak=%.1fMB\n", float64(idle)/1024, float64(loaded)/1024, float64(rssKB(cmd.Process.Pid, "VmHWM"))/1024)
+}
+
+func profile(base string, d time.Duration, path string) {
+	resp, err := http.Get(fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", base, int(d.Seconds())))
+	if err != nil {
+		log.Printf("profile: %v", err)
+		return
+	}
+	defer resp.Body.Close()
+	f, err := os.Create(path)
+	must(err)
+	defer f.Close()
+	_, _ = io.Copy(f, resp.Body)
 }
 
 func rssKB(pid int, field string) int {

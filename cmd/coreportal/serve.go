@@ -166,6 +166,7 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 		return nil
 	}
 
+	startPprof(cfg.PprofAddr)
 	srv := &http.Server{
 		Addr:              cfg.Addr,
 		Handler:           a.routes(),

@@ -42,6 +42,7 @@ type Config struct {
 	LogFormat         string
 	AccessLog         bool
 	MaxUploadBytes    int64
+	PprofAddr         string
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -73,6 +74,7 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 		SMTPPassword:      getenv("SMTP_PASSWORD"),
 		SMTPFrom:          env("SMTP_FROM", ""),
 		LogFormat:         strings.ToLower(env("CORE_LOG_FORMAT", "json")),
+		PprofAddr:         env("CORE_PPROF_ADDR", ""),
 	}
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
@@ -103,6 +105,11 @@ func (c Config) validate() []error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_ADDR: %q is not host:port", c.Addr))
+	}
+	if c.PprofAddr != "" {
+		if host, _, err := net.SplitHostPort(c.PprofAddr); err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
+			errs = append(errs, fmt.Errorf("CORE_PPROF_ADDR: %q must be a loopback host:port", c.PprofAddr))
+		}
 	}
 	if c.DatabaseURL != "" && !hasScheme(c.DatabaseURL, "postgres", "postgresql") {
 		errs = append(errs, errors.New("DATABASE_URL: must start with postgres:// or be empty for the embedded database"))
