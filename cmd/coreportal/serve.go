@@ -38,6 +38,7 @@ type app struct {
 	auth     *auth.Service
 	acl      *acl.Engine
 	nodes    *nodes.Service
+	access   access
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -124,8 +125,10 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
-		nodes.NewHandler(a.nodes),
 	} {
+		r.Register(api)
+	}
+	for _, r := range a.accessHandlers() {
 		r.Register(api)
 	}
 	mux.HandleFunc("/", web.NotFound)
