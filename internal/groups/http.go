@@ -85,7 +85,7 @@ func (h *Handler) get(ctx context.Context, in *groupsIdPath) (*web.Out[*GroupDet
 }
 
 type groupsUpdateIn struct {
-	ID string `path:"id" format:"uuid" doc:"group id"`
+	ID   string `path:"id" format:"uuid" doc:"group id"`
 	Body struct {
 		Name        *string `json:"name,omitempty" maxLength:"200"`
 		Description *string `json:"description,omitempty" maxLength:"2000"`
@@ -108,7 +108,7 @@ func (h *Handler) delete(ctx context.Context, in *groupsIdPath) (*web.Out[any], 
 }
 
 type groupsAddMemberIn struct {
-	ID string `path:"id" format:"uuid" doc:"group id"`
+	ID   string `path:"id" format:"uuid" doc:"group id"`
 	Body struct {
 		UserID      string `json:"userId,omitempty" format:"uuid" doc:"an existing user"`
 		ExternalID  string `json:"externalId,omitempty" maxLength:"200" doc:"directory id (SID) for the directory upsert"`

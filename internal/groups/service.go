@@ -28,12 +28,12 @@ const searchLimit = 20
 
 // Group is an access group.
 type Group struct {
-	ID           string   `json:"id" format:"uuid"`
-	Name         string   `json:"name"`
-	Description  string   `json:"description"`
-	GroupType    string   `json:"group_type" enum:"portal,domain_linked"`
-	ExternalID   string   `json:"-"`
-	MembersCount int      `json:"members_count"`
+	ID           string `json:"id" format:"uuid"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	GroupType    string `json:"group_type" enum:"portal,domain_linked"`
+	ExternalID   string `json:"-"`
+	MembersCount int    `json:"members_count"`
 }
 
 // GroupDetail is a group with its members (GET /groups/{id}).
