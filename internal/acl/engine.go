@@ -367,3 +367,17 @@ func (e *Engine) NodeLevels(ctx context.Context, p *auth.Principal) (map[string]
 	}
 	return lv, nil
 }
+
+// ForgetTree removes ref and every resource registered below it (a purged
+// list with its items and attachments, a library with its files) with their
+// explicit records, in the caller's transaction.
+func (e *Engine) ForgetTree(ctx context.Context, ref Ref) error {
+	if !validID(ref.ID) {
+		return nil
+	}
+	if err := e.st.forgetTree(ctx, ref.ID); err != nil {
+		return err
+	}
+	e.Invalidate(ctx)
+	return nil
+}

@@ -205,6 +205,22 @@ func TestEngineBasics(t *testing.T) {
 		if !cyc {
 			t.Fatal("root is an ancestor of child")
 		}
+		att := f.obj(acl.Attachment, &item)
+		f.grant(att, acl.PrincipalUser, bob.UserID, acl.View)
+		if err := f.e.ForgetTree(f.ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []acl.Ref{list, item, att} {
+			if ok, _ := f.e.Exists(f.ctx, r); ok {
+				t.Fatalf("%s survived ForgetTree", r.Type)
+			}
+		}
+		if es, _ := f.e.Entries(f.ctx, att); len(es) != 0 {
+			t.Fatalf("records survived ForgetTree: %v", es)
+		}
+		if ok, _ := f.e.Exists(f.ctx, other); !ok {
+			t.Fatal("ForgetTree removed the parent")
+		}
 		if err := f.e.Forget(f.ctx, item); err != nil {
 			t.Fatal(err)
 		}

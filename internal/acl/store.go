@@ -270,3 +270,18 @@ func (s *aclStore) nodeLevels(ctx context.Context, userID string) (map[string]Le
 	}
 	return out, rows.Err()
 }
+
+const subtreeCTE = `WITH RECURSIVE sub(id, depth) AS (
+	SELECT id, 0 FROM acl_objects WHERE id = ?
+	UNION ALL SELECT o.id, s.depth + 1 FROM acl_objects o JOIN sub s ON o.parent_id = s.id WHERE s.depth < 64)
+`
+
+func (s *aclStore) forgetTree(ctx context.Context, id string) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, subtreeCTE+"DELETE FROM acl_entries WHERE resource_id IN (SELECT id FROM sub)", id); err != nil {
+		return fmt.Errorf("forget records under %s: %w", id, err)
+	}
+	if _, err := s.db.W(ctx).ExecContext(ctx, subtreeCTE+"DELETE FROM acl_objects WHERE id IN (SELECT id FROM sub)", id); err != nil {
+		return fmt.Errorf("forget resources under %s: %w", id, err)
+	}
+	return nil
+}
