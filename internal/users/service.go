@@ -38,6 +38,9 @@ type Service struct {
 	// gen counts invalidations; a load that raced with one is not cached.
 	gen atomic.Uint64
 	now func() time.Time
+	// avatars and cardFields are plugged in by the directory capability.
+	avatars    AvatarSource
+	cardFields func(ctx context.Context) []string
 }
 
 type cached struct {
