@@ -46,7 +46,7 @@ type Server struct {
 	Host string
 	Port int
 	// Pool trusts the server's certificate (when STARTTLS is on).
-	Pool    *x509.CertPool
+	Pool *x509.CertPool
 
 	srv   *smtp.Server
 	opts  Options
