@@ -17,7 +17,12 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
+	"coreportal/internal/events"
+	"coreportal/internal/jobs"
 	"coreportal/internal/licence"
+	"coreportal/internal/live"
+	"coreportal/internal/mail"
+	"coreportal/internal/services"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/system"
@@ -34,6 +39,11 @@ type app struct {
 	licence  *licence.Service
 	users    *users.Service
 	auth     *auth.Service
+	jobs     *jobs.Queue
+	services *services.Service
+	mail     *mail.Service
+	events   *events.Service
+	live     *live.Hub
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -56,7 +66,7 @@ func openBus(cfg config.Config) (bus.Bus, error) {
 	if cfg.BusURL == "" {
 		return bus.NewMemory(), nil
 	}
-	return nil, fmt.Errorf("CORE_BUS_URL: the shared bus is not available in this build")
+	return bus.NewRedis(cfg.BusURL)
 }
 
 func build(ctx context.Context, cfg config.Config) (*app, error) {
@@ -97,6 +107,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
+	a.buildPlatform()
 	return a, nil
 }
 
@@ -119,6 +130,10 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
+		jobs.NewHandler(a.jobs),
+		services.NewHandler(a.services),
+		mail.NewHandler(a.mail),
+		events.NewHandler(a.events),
 	} {
 		r.Register(api)
 	}

@@ -40,33 +40,33 @@ func TestReceiversAndDispatch(t *testing.T) {
 		q.Poll, q.Backoff = 20*time.Millisecond, time.Millisecond
 		svc := services.New(db, q)
 		m := mail.New(svc, q, config.Config{})
-		if _, err := m.SaveSettings(ctx, mail.Input{Host: smtp.Host, Port: smtp.Port, FromEmail: "portal@example.com"}); err != nil {
+		if _, err := m.SaveSettings(ctx, mail.SMTPSettingsInput{Host: smtp.Host, Port: smtp.Port, FromEmail: "portal@example.com"}); err != nil {
 			t.Fatal(err)
 		}
 		ev := New(db, q, m, us)
 		admin := auth.WithPrincipal(ctx, &auth.Principal{UserID: alice.ID, IsAdmin: true})
 		listA, listB := uuid.NewString(), uuid.NewString()
-		good := NewReceiver{EventName: ItemUpdated, Title: "mail on update", ServiceKey: "notifications", JobType: JobSendEventEmail,
+		good := NewEventReceiver{EventName: ItemUpdated, Title: "mail on update", ServiceKey: "notifications", JobType: JobSendEventEmail,
 			Config: map[string]any{"listId": listA, "to": []any{"watch@example.com"}, "subject": "{{eventName}} {{resourceId}}",
 				"text": "by {{userLogin}} ({{userId}}) on {{resourceType}}: {{details}}"}}
 
 		for name, tc := range map[string]struct {
 			ctx   context.Context
-			patch func(*NewReceiver)
+			patch func(*NewEventReceiver)
 			code  fault.Code
 			field string
 		}{
-			"anonymous":  {ctx, func(*NewReceiver) {}, fault.CodeUnauthorized, ""},
-			"not admin":  {auth.WithPrincipal(ctx, &auth.Principal{UserID: alice.ID}), func(*NewReceiver) {}, fault.CodeForbidden, ""},
-			"event":      {admin, func(r *NewReceiver) { r.EventName = "item.exploded" }, fault.CodeValidation, "eventName"},
-			"job type":   {admin, func(r *NewReceiver) { r.JobType = "x.y" }, fault.CodeValidation, "jobType"},
-			"service":    {admin, func(r *NewReceiver) { r.ServiceKey = "ad-sync" }, fault.CodeValidation, "serviceKey"},
-			"list id":    {admin, func(r *NewReceiver) { r.Config = map[string]any{"listId": "nope"} }, fault.CodeValidation, "config.listId"},
-			"no to":      {admin, func(r *NewReceiver) { r.Config = map[string]any{"subject": "s", "text": "t"} }, fault.CodeValidation, "config.to"},
-			"bad to":     {admin, func(r *NewReceiver) { r.Config = map[string]any{"to": "x", "subject": "s", "text": "t"} }, fault.CodeValidation, "config.to"},
-			"no subject": {admin, func(r *NewReceiver) { r.Config = map[string]any{"to": "a@example.com", "text": "t"} }, fault.CodeValidation, "config.subject"},
-			"no title":   {admin, func(r *NewReceiver) { r.Title = " " }, fault.CodeValidation, "title"},
-			"no text":    {admin, func(r *NewReceiver) { r.Config = map[string]any{"to": "a@example.com", "subject": "s"} }, fault.CodeValidation, "config.text"},
+			"anonymous":  {ctx, func(*NewEventReceiver) {}, fault.CodeUnauthorized, ""},
+			"not admin":  {auth.WithPrincipal(ctx, &auth.Principal{UserID: alice.ID}), func(*NewEventReceiver) {}, fault.CodeForbidden, ""},
+			"event":      {admin, func(r *NewEventReceiver) { r.EventName = "item.exploded" }, fault.CodeValidation, "eventName"},
+			"job type":   {admin, func(r *NewEventReceiver) { r.JobType = "x.y" }, fault.CodeValidation, "jobType"},
+			"service":    {admin, func(r *NewEventReceiver) { r.ServiceKey = "ad-sync" }, fault.CodeValidation, "serviceKey"},
+			"list id":    {admin, func(r *NewEventReceiver) { r.Config = map[string]any{"listId": "nope"} }, fault.CodeValidation, "config.listId"},
+			"no to":      {admin, func(r *NewEventReceiver) { r.Config = map[string]any{"subject": "s", "text": "t"} }, fault.CodeValidation, "config.to"},
+			"bad to":     {admin, func(r *NewEventReceiver) { r.Config = map[string]any{"to": "x", "subject": "s", "text": "t"} }, fault.CodeValidation, "config.to"},
+			"no subject": {admin, func(r *NewEventReceiver) { r.Config = map[string]any{"to": "a@example.com", "text": "t"} }, fault.CodeValidation, "config.subject"},
+			"no title":   {admin, func(r *NewEventReceiver) { r.Title = " " }, fault.CodeValidation, "title"},
+			"no text":    {admin, func(r *NewEventReceiver) { r.Config = map[string]any{"to": "a@example.com", "subject": "s"} }, fault.CodeValidation, "config.text"},
 		} {
 			in := good
 			tc.patch(&in)
@@ -87,7 +87,7 @@ func TestReceiversAndDispatch(t *testing.T) {
 		if err != nil || r.ListID == nil || *r.ListID != listA {
 			t.Fatalf("create: %+v %v", r, err)
 		}
-		del := NewReceiver{EventName: ItemDeleted, Title: "deleted anywhere", ServiceKey: "notifications", JobType: JobSendEventEmail,
+		del := NewEventReceiver{EventName: ItemDeleted, Title: "deleted anywhere", ServiceKey: "notifications", JobType: JobSendEventEmail,
 			Config: map[string]any{"to": "audit@example.com", "subject": "gone {{resourceId}}", "text": "snapshot {{details}}"}}
 		if _, err := ev.Create(admin, del); err != nil {
 			t.Fatal(err)

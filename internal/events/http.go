@@ -35,7 +35,7 @@ type listIn struct {
 	ListID string `query:"listId" doc:"list UUID: only receivers scoped to this list"`
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*Receiver], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*EventReceiver], error) {
 	rs, err := h.svc.List(ctx, in.ListID)
 	if err != nil {
 		return nil, err
@@ -43,9 +43,9 @@ func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*Receiver], 
 	return web.OK(rs), nil
 }
 
-type createIn struct{ Body NewReceiver }
+type createIn struct{ Body NewEventReceiver }
 
-func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[*Receiver], error) {
+func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[*EventReceiver], error) {
 	r, err := h.svc.Create(ctx, in.Body)
 	if err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ const (
 // JobSendEventEmail is the receiver job type that mails on an event.
 const JobSendEventEmail = "notifications.sendEventEmail"
 
-// Receiver is a registered event receiver.
-type Receiver struct {
+// EventReceiver is a registered event receiver.
+type EventReceiver struct {
 	ID         string         `json:"id" format:"uuid"`
 	EventName  string         `json:"eventName"`
 	Title      string         `json:"title"`
@@ -30,8 +30,8 @@ type Receiver struct {
 	CreatedAt  time.Time      `json:"createdAt"`
 }
 
-// NewReceiver is the body of POST /event-receivers.
-type NewReceiver struct {
+// NewEventReceiver is the body of POST /event-receivers.
+type NewEventReceiver struct {
 	EventName  string         `json:"eventName" maxLength:"100" doc:"listItem.created, listItem.updated or listItem.deleted"`
 	Title      string         `json:"title" maxLength:"200"`
 	ServiceKey string         `json:"serviceKey" maxLength:"50" doc:"notifications for notifications.sendEventEmail"`

@@ -55,12 +55,12 @@ func New(db *store.DB, q *jobs.Queue, m *mail.Service, u *users.Service) *Servic
 func (s *Service) AllowEvent(name string) { s.known[name] = true }
 
 // Create registers a receiver (administrators; plus edit on the list when scoped).
-func (s *Service) Create(ctx context.Context, in NewReceiver) (*Receiver, error) {
+func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiver, error) {
 	p, err := auth.RequireAdmin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	r := &Receiver{ID: uuid.NewString(), EventName: strings.TrimSpace(in.EventName), Title: strings.TrimSpace(in.Title),
+	r := &EventReceiver{ID: uuid.NewString(), EventName: strings.TrimSpace(in.EventName), Title: strings.TrimSpace(in.Title),
 		ServiceKey: strings.TrimSpace(in.ServiceKey), JobType: strings.TrimSpace(in.JobType), Config: in.Config, CreatedAt: s.now().UTC()}
 	if !s.known[r.EventName] {
 		return nil, fault.Validation("eventName", "unknown event %q (listItem.created, listItem.updated, listItem.deleted)", r.EventName)
@@ -149,7 +149,7 @@ func emailConfig(c map[string]any) (emailCfg, error) {
 }
 
 // List returns the receivers, of one list when listID is set.
-func (s *Service) List(ctx context.Context, listID string) ([]*Receiver, error) {
+func (s *Service) List(ctx context.Context, listID string) ([]*EventReceiver, error) {
 	if _, err := auth.RequireAdmin(ctx); err != nil {
 		return nil, err
 	}

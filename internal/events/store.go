@@ -14,8 +14,8 @@ type evStore struct{ db *store.DB }
 
 const recvCols = `id, event_name, title, service_key, job_type, config, list_id, created_by, created_at`
 
-func scanReceiver(sc interface{ Scan(...any) error }) (*Receiver, error) {
-	var r Receiver
+func scanReceiver(sc interface{ Scan(...any) error }) (*EventReceiver, error) {
+	var r EventReceiver
 	var cfg string
 	var list, by sql.NullString
 	if err := sc.Scan(&r.ID, &r.EventName, &r.Title, &r.ServiceKey, &r.JobType, &cfg, &list, &by, &r.CreatedAt); err != nil {
@@ -33,7 +33,7 @@ func scanReceiver(sc interface{ Scan(...any) error }) (*Receiver, error) {
 	return &r, nil
 }
 
-func (s *evStore) insert(ctx context.Context, r *Receiver) error {
+func (s *evStore) insert(ctx context.Context, r *EventReceiver) error {
 	cfg, err := json.Marshal(r.Config)
 	if err != nil {
 		return fmt.Errorf("encode receiver config: %w", err)
@@ -46,13 +46,13 @@ func (s *evStore) insert(ctx context.Context, r *Receiver) error {
 	return nil
 }
 
-func (s *evStore) query(ctx context.Context, q string, args ...any) ([]*Receiver, error) {
+func (s *evStore) query(ctx context.Context, q string, args ...any) ([]*EventReceiver, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list event receivers: %w", err)
 	}
 	defer rows.Close()
-	out := []*Receiver{}
+	out := []*EventReceiver{}
 	for rows.Next() {
 		r, err := scanReceiver(rows)
 		if err != nil {
@@ -63,7 +63,7 @@ func (s *evStore) query(ctx context.Context, q string, args ...any) ([]*Receiver
 	return out, rows.Err()
 }
 
-func (s *evStore) list(ctx context.Context, listID string) ([]*Receiver, error) {
+func (s *evStore) list(ctx context.Context, listID string) ([]*EventReceiver, error) {
 	if listID != "" {
 		return s.query(ctx, `SELECT `+recvCols+` FROM event_receivers WHERE list_id = ? ORDER BY created_at, id`, listID)
 	}
@@ -71,11 +71,11 @@ func (s *evStore) list(ctx context.Context, listID string) ([]*Receiver, error) 
 }
 
 // matching returns the receivers of an event: unscoped ones and those of its list.
-func (s *evStore) matching(ctx context.Context, name, scope string) ([]*Receiver, error) {
+func (s *evStore) matching(ctx context.Context, name, scope string) ([]*EventReceiver, error) {
 	return s.query(ctx, `SELECT `+recvCols+` FROM event_receivers WHERE event_name = ? AND (list_id IS NULL OR list_id = ?) ORDER BY created_at, id`, name, scope)
 }
 
-func (s *evStore) get(ctx context.Context, id string) (*Receiver, error) {
+func (s *evStore) get(ctx context.Context, id string) (*EventReceiver, error) {
 	return scanReceiver(s.db.Q(ctx).QueryRowContext(ctx, `SELECT `+recvCols+` FROM event_receivers WHERE id = ?`, id))
 }
 

@@ -53,22 +53,22 @@ func (h *Handler) get(ctx context.Context, in *idIn) (*web.Out[*Job], error) {
 	return web.OK(j), nil
 }
 
-// Retention is the job journal retention.
-type Retention struct {
+// JobRetention is the job journal retention.
+type JobRetention struct {
 	RetentionDays int `json:"retentionDays" minimum:"1" maximum:"3650" doc:"days finished jobs are kept"`
 }
 
-func (h *Handler) getRetention(ctx context.Context, _ *struct{}) (*web.Out[Retention], error) {
+func (h *Handler) getRetention(ctx context.Context, _ *struct{}) (*web.Out[JobRetention], error) {
 	d, err := h.q.Retention(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return web.OK(Retention{RetentionDays: d}), nil
+	return web.OK(JobRetention{RetentionDays: d}), nil
 }
 
-type retentionIn struct{ Body Retention }
+type retentionIn struct{ Body JobRetention }
 
-func (h *Handler) setRetention(ctx context.Context, in *retentionIn) (*web.Out[Retention], error) {
+func (h *Handler) setRetention(ctx context.Context, in *retentionIn) (*web.Out[JobRetention], error) {
 	if err := h.q.SetRetention(ctx, in.Body.RetentionDays); err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ Addresses are bare (name@domain.tld); at most 100 recipients in total; text or h
 	web.Register(api, send, h.send)
 }
 
-func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[View], error) {
+func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[SMTPSettings], error) {
 	v, err := h.svc.Settings(ctx)
 	if err != nil {
 		return nil, err
@@ -48,9 +48,9 @@ func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[View], error) 
 	return web.OK(v), nil
 }
 
-type putIn struct{ Body Input }
+type putIn struct{ Body SMTPSettingsInput }
 
-func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[View], error) {
+func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[SMTPSettings], error) {
 	v, err := h.svc.SaveSettings(ctx, in.Body)
 	if err != nil {
 		return nil, err
@@ -58,7 +58,7 @@ func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[View], error) {
 	return web.OK(v), nil
 }
 
-func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[Status], error) {
+func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[SMTPStatus], error) {
 	st, err := h.svc.CheckStatus(ctx)
 	if err != nil {
 		return nil, err
@@ -66,32 +66,33 @@ func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[Status], er
 	return web.OK(st), nil
 }
 
-type testIn struct {
-	Body struct {
-		To string `json:"to" maxLength:"254" doc:"recipient of the test mail"`
-	}
+// SMTPTestBody is the body of POST /admin/settings/smtp/test.
+type SMTPTestBody struct {
+	To string `json:"to" maxLength:"254" doc:"recipient of the test mail"`
 }
 
-type testOut struct {
+type testIn struct{ Body SMTPTestBody }
+
+type SMTPTestResult struct {
 	Sent bool   `json:"sent"`
 	To   string `json:"to"`
 }
 
-func (h *Handler) test(ctx context.Context, in *testIn) (*web.Out[testOut], error) {
+func (h *Handler) test(ctx context.Context, in *testIn) (*web.Out[SMTPTestResult], error) {
 	if err := h.svc.SendTest(ctx, strings.TrimSpace(in.Body.To)); err != nil {
 		return nil, err
 	}
-	return web.OK(testOut{Sent: true, To: in.Body.To}), nil
+	return web.OK(SMTPTestResult{Sent: true, To: in.Body.To}), nil
 }
 
-// Recipients is one address or a list of addresses.
-type Recipients []string
+// MailRecipients is one address or a list of addresses.
+type MailRecipients []string
 
 // UnmarshalJSON accepts "a@b.c" or ["a@b.c", …].
-func (r *Recipients) UnmarshalJSON(b []byte) error {
+func (r *MailRecipients) UnmarshalJSON(b []byte) error {
 	var one string
 	if err := json.Unmarshal(b, &one); err == nil {
-		*r = Recipients{one}
+		*r = MailRecipients{one}
 		return nil
 	}
 	var many []string
@@ -103,7 +104,7 @@ func (r *Recipients) UnmarshalJSON(b []byte) error {
 }
 
 // Schema documents the two accepted shapes.
-func (Recipients) Schema(huma.Registry) *huma.Schema {
+func (MailRecipients) Schema(huma.Registry) *huma.Schema {
 	return &huma.Schema{OneOf: []*huma.Schema{
 		{Type: huma.TypeString, Format: "email"},
 		{Type: huma.TypeArray, Items: &huma.Schema{Type: huma.TypeString, Format: "email"}, MaxItems: ptr(100)},
@@ -112,20 +113,21 @@ func (Recipients) Schema(huma.Registry) *huma.Schema {
 
 func ptr(i int) *int { return &i }
 
-type sendIn struct {
-	Body struct {
-		To      Recipients `json:"to"`
-		Cc      []string   `json:"cc,omitempty" maxItems:"100"`
-		Bcc     []string   `json:"bcc,omitempty" maxItems:"100"`
-		Subject string     `json:"subject,omitempty" maxLength:"998"`
-		Text    string     `json:"text,omitempty" maxLength:"1000000"`
-		HTML    string     `json:"html,omitempty" maxLength:"1000000"`
-		ReplyTo string     `json:"replyTo,omitempty" maxLength:"254"`
-		Async   *bool      `json:"async,omitempty" doc:"default true"`
-	}
+// MailSendBody is the body of POST /mail/send.
+type MailSendBody struct {
+	To      MailRecipients `json:"to"`
+	Cc      []string       `json:"cc,omitempty" maxItems:"100"`
+	Bcc     []string       `json:"bcc,omitempty" maxItems:"100"`
+	Subject string         `json:"subject,omitempty" maxLength:"998"`
+	Text    string         `json:"text,omitempty" maxLength:"1000000"`
+	HTML    string         `json:"html,omitempty" maxLength:"1000000"`
+	ReplyTo string         `json:"replyTo,omitempty" maxLength:"254"`
+	Async   *bool          `json:"async,omitempty" doc:"default true"`
 }
 
-func (h *Handler) send(ctx context.Context, in *sendIn) (*web.Out[SendResult], error) {
+type sendIn struct{ Body MailSendBody }
+
+func (h *Handler) send(ctx context.Context, in *sendIn) (*web.Out[MailSendResult], error) {
 	b := in.Body
 	async := b.Async == nil || *b.Async
 	res, err := h.svc.Send(ctx, Message{To: b.To, Cc: b.Cc, Bcc: b.Bcc, Subject: b.Subject, Text: b.Text, HTML: b.HTML, ReplyTo: b.ReplyTo}, async)

@@ -68,7 +68,7 @@ func TestSettingsStatusAndSend(t *testing.T) {
 		if v.Source != "environment" || v.Host != "env.example.com" || v.FromEmail != "env@example.com" || v.FromName != "Env" {
 			t.Fatalf("fallback: %+v", v)
 		}
-		in := Input{Host: smtp.Host, Port: smtp.Port, User: "mailer", Password: strp("s3cret"), FromEmail: "portal@example.com", FromName: "Portal"}
+		in := SMTPSettingsInput{Host: smtp.Host, Port: smtp.Port, User: "mailer", Password: strp("s3cret"), FromEmail: "portal@example.com", FromName: "Portal"}
 		if v, err := m.SaveSettings(ctx, in); err != nil || !v.HasPassword || v.Source != "settings" {
 			t.Fatalf("save: %+v %v", v, err)
 		}
@@ -80,7 +80,7 @@ func TestSettingsStatusAndSend(t *testing.T) {
 		if v, _ = m.SaveSettings(ctx, in); !v.HasPassword {
 			t.Fatal("omitted password was cleared")
 		}
-		if _, err := m.SaveSettings(ctx, Input{Host: "h", FromEmail: "bad"}); !fault.Is(err, fault.CodeValidation) {
+		if _, err := m.SaveSettings(ctx, SMTPSettingsInput{Host: "h", FromEmail: "bad"}); !fault.Is(err, fault.CodeValidation) {
 			t.Fatalf("bad fromEmail: %v", err)
 		}
 		st, err := m.CheckStatus(ctx)

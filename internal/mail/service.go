@@ -58,32 +58,32 @@ func (s *Service) Effective(ctx context.Context) (Settings, string, error) {
 }
 
 // Settings returns the settings for the API (no password).
-func (s *Service) Settings(ctx context.Context) (View, error) {
+func (s *Service) Settings(ctx context.Context) (SMTPSettings, error) {
 	e, src, err := s.Effective(ctx)
 	if err != nil {
-		return View{}, err
+		return SMTPSettings{}, err
 	}
 	return e.view(src), nil
 }
 
 // SaveSettings validates and stores new settings.
-func (s *Service) SaveSettings(ctx context.Context, in Input) (View, error) {
+func (s *Service) SaveSettings(ctx context.Context, in SMTPSettingsInput) (SMTPSettings, error) {
 	old, err := s.stored(ctx)
 	if err != nil {
-		return View{}, err
+		return SMTPSettings{}, err
 	}
 	next, err := in.apply(old)
 	if err != nil {
-		return View{}, err
+		return SMTPSettings{}, err
 	}
 	if err := s.svc.SetConfig(ctx, services.KeyNotifications, next); err != nil {
-		return View{}, err
+		return SMTPSettings{}, err
 	}
 	return s.Settings(ctx)
 }
 
-// Status is the result of the connection check.
-type Status struct {
+// SMTPStatus is the result of the connection check.
+type SMTPStatus struct {
 	Configured bool   `json:"configured"`
 	Connected  bool   `json:"connected"`
 	Host       string `json:"host"`
@@ -94,12 +94,12 @@ type Status struct {
 }
 
 // CheckStatus connects to the SMTP server (TLS and authentication included).
-func (s *Service) CheckStatus(ctx context.Context) (Status, error) {
+func (s *Service) CheckStatus(ctx context.Context) (SMTPStatus, error) {
 	e, src, err := s.Effective(ctx)
 	if err != nil {
-		return Status{}, err
+		return SMTPStatus{}, err
 	}
-	st := Status{Configured: e.configured(), Host: e.Host, Port: e.Port, Secure: e.Secure, Source: src}
+	st := SMTPStatus{Configured: e.configured(), Host: e.Host, Port: e.Port, Secure: e.Secure, Source: src}
 	if !st.Configured {
 		st.Error = "SMTP is not configured"
 		return st, nil
@@ -140,8 +140,8 @@ func (s *Service) SendTest(ctx context.Context, to string) error {
 	return nil
 }
 
-// SendResult answers POST /mail/send.
-type SendResult struct {
+// MailSendResult answers POST /mail/send.
+type MailSendResult struct {
 	Async  bool   `json:"async"`
 	JobID  string `json:"jobId,omitempty" format:"uuid"`
 	Status string `json:"status" enum:"pending,sent"`
@@ -150,41 +150,41 @@ type SendResult struct {
 // Send applies the rules of POST /mail/send: administrators always, other
 // users when allowAuthenticatedSend; SMTP configured and notifications
 // enabled; async (default) queues a job, sync sends now (administrators only).
-func (s *Service) Send(ctx context.Context, m Message, async bool) (SendResult, error) {
+func (s *Service) Send(ctx context.Context, m Message, async bool) (MailSendResult, error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
 	e, _, err := s.Effective(ctx)
 	if err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
 	if !p.IsAdmin && !e.AllowAuthenticatedSend {
-		return SendResult{}, fault.Forbidden("only administrators may send mail (allowAuthenticatedSend is off)")
+		return MailSendResult{}, fault.Forbidden("only administrators may send mail (allowAuthenticatedSend is off)")
 	}
 	if !async && !p.IsAdmin {
-		return SendResult{}, fault.Forbidden("only administrators may send synchronously (async=false)")
+		return MailSendResult{}, fault.Forbidden("only administrators may send synchronously (async=false)")
 	}
 	if err := m.Validate(); err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
 	if e, err = s.configured(ctx); err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
 	if err := s.requireEnabled(ctx); err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
 	if !async {
 		if err := deliver(ctx, e, m, s.Timeout, s.TLS); err != nil {
-			return SendResult{}, fault.New(fault.CodeUnavailable, "the SMTP server did not accept the message: %v", err)
+			return MailSendResult{}, fault.New(fault.CodeUnavailable, "the SMTP server did not accept the message: %v", err)
 		}
-		return SendResult{Async: false, Status: "sent"}, nil
+		return MailSendResult{Async: false, Status: "sent"}, nil
 	}
 	id, err := s.q.Enqueue(ctx, JobSendEmail, sendPayload{Message: m, RequestedBy: p.UserID})
 	if err != nil {
-		return SendResult{}, err
+		return MailSendResult{}, err
 	}
-	return SendResult{Async: true, JobID: id, Status: jobs.StatusPending}, nil
+	return MailSendResult{Async: true, JobID: id, Status: jobs.StatusPending}, nil
 }
 
 func (s *Service) requireEnabled(ctx context.Context) error {

@@ -28,8 +28,8 @@ type Settings struct {
 	AllowAuthenticatedSend bool   `json:"allowAuthenticatedSend"`
 }
 
-// View is the settings as the API returns them: never the password.
-type View struct {
+// SMTPSettings is the settings as the API returns them: never the password.
+type SMTPSettings struct {
 	Host                   string `json:"host"`
 	Port                   int    `json:"port"`
 	Secure                 bool   `json:"secure" doc:"true: implicit TLS (usually port 465); false: STARTTLS when the server offers it"`
@@ -73,13 +73,13 @@ func withDefaults(s Settings) Settings {
 
 func (s Settings) configured() bool { return s.Host != "" && s.FromEmail != "" }
 
-func (s Settings) view(source string) View {
-	return View{Host: s.Host, Port: s.Port, Secure: s.Secure, User: s.User, HasPassword: s.Password != "", FromEmail: s.FromEmail,
+func (s Settings) view(source string) SMTPSettings {
+	return SMTPSettings{Host: s.Host, Port: s.Port, Secure: s.Secure, User: s.User, HasPassword: s.Password != "", FromEmail: s.FromEmail,
 		FromName: s.FromName, ReplyTo: s.ReplyTo, AllowAuthenticatedSend: s.AllowAuthenticatedSend, Configured: s.configured(), Source: source}
 }
 
-// Input is the body of PUT /admin/settings/smtp.
-type Input struct {
+// SMTPSettingsInput is the body of PUT /admin/settings/smtp.
+type SMTPSettingsInput struct {
 	Host                   string  `json:"host" maxLength:"255" doc:"empty: use the SMTP_* variables when set"`
 	Port                   int     `json:"port,omitempty" minimum:"0" maximum:"65535" doc:"0: 465 when secure, else 587"`
 	Secure                 bool    `json:"secure,omitempty"`
@@ -92,7 +92,7 @@ type Input struct {
 }
 
 // apply validates in and returns the new stored settings.
-func (in Input) apply(old Settings) (Settings, error) {
+func (in SMTPSettingsInput) apply(old Settings) (Settings, error) {
 	s := Settings{Host: strings.TrimSpace(in.Host), Port: in.Port, Secure: in.Secure, User: strings.TrimSpace(in.User),
 		Password: old.Password, FromEmail: strings.TrimSpace(in.FromEmail), FromName: strings.TrimSpace(in.FromName),
 		ReplyTo: strings.TrimSpace(in.ReplyTo), AllowAuthenticatedSend: in.AllowAuthenticatedSend}

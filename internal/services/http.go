@@ -28,7 +28,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, run, h.run)
 }
 
-func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]Record], error) {
+func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]ServiceRecord], error) {
 	rows, err := h.svc.List(ctx)
 	if err != nil {
 		return nil, err
@@ -36,20 +36,19 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]Record], er
 	return web.OK(rows), nil
 }
 
-type keyPath struct {
-	Key string `path:"key" maxLength:"50" doc:"service key, e.g. jobs-cleanup"`
+// ServicePatchBody is the body of PATCH /services/{key}.
+type ServicePatchBody struct {
+	IsEnabled      *bool   `json:"isEnabled,omitempty"`
+	CronEnabled    *bool   `json:"cronEnabled,omitempty"`
+	CronExpression *string `json:"cronExpression,omitempty" maxLength:"100"`
 }
 
 type updateIn struct {
-	keyPath
-	Body struct {
-		IsEnabled      *bool   `json:"isEnabled,omitempty"`
-		CronEnabled    *bool   `json:"cronEnabled,omitempty"`
-		CronExpression *string `json:"cronExpression,omitempty" maxLength:"100"`
-	}
+	Key  string `path:"key" maxLength:"50" doc:"service key, e.g. jobs-cleanup"`
+	Body ServicePatchBody
 }
 
-func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Record], error) {
+func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[ServiceRecord], error) {
 	r, err := h.svc.Update(ctx, in.Key, Patch{IsEnabled: in.Body.IsEnabled, CronEnabled: in.Body.CronEnabled, CronExpression: in.Body.CronExpression})
 	if err != nil {
 		return nil, err
@@ -57,14 +56,17 @@ func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Record], e
 	return web.OK(r), nil
 }
 
-type runIn struct {
-	keyPath
-	Body *struct {
-		DeactivateMissing *bool `json:"deactivateMissing,omitempty" doc:"ad-sync only: overrides cronDeactivateMissing for this run"`
-	}
+// ServiceRunBody is the optional body of POST /services/{key}/run.
+type ServiceRunBody struct {
+	DeactivateMissing *bool `json:"deactivateMissing,omitempty" doc:"ad-sync only: overrides cronDeactivateMissing for this run"`
 }
 
-func (h *Handler) run(ctx context.Context, in *runIn) (*web.Out[RunResult], error) {
+type runIn struct {
+	Key  string `path:"key" maxLength:"50" doc:"service key, e.g. jobs-cleanup"`
+	Body *ServiceRunBody
+}
+
+func (h *Handler) run(ctx context.Context, in *runIn) (*web.Out[ServiceRunResult], error) {
 	var opts map[string]any
 	if in.Body != nil && in.Body.DeactivateMissing != nil {
 		opts = map[string]any{"deactivateMissing": *in.Body.DeactivateMissing}

@@ -21,8 +21,8 @@ const (
 	KeyJobsCleanup   = "jobs-cleanup"
 )
 
-// Record is a service as GET /services shows it.
-type Record struct {
+// ServiceRecord is a service as GET /services shows it.
+type ServiceRecord struct {
 	Key            string         `json:"key"`
 	Title          string         `json:"title"`
 	IsEnabled      bool           `json:"isEnabled"`

@@ -87,8 +87,8 @@ func lookup(key string) (def, error) {
 }
 
 // List returns every service.
-func (s *Service) List(ctx context.Context) ([]Record, error) {
-	out := make([]Record, 0, len(defs))
+func (s *Service) List(ctx context.Context) ([]ServiceRecord, error) {
+	out := make([]ServiceRecord, 0, len(defs))
 	for _, d := range defs {
 		r, err := s.record(ctx, d)
 		if err != nil {
@@ -100,21 +100,21 @@ func (s *Service) List(ctx context.Context) ([]Record, error) {
 }
 
 // Get returns one service.
-func (s *Service) Get(ctx context.Context, key string) (Record, error) {
+func (s *Service) Get(ctx context.Context, key string) (ServiceRecord, error) {
 	d, err := lookup(key)
 	if err != nil {
-		return Record{}, err
+		return ServiceRecord{}, err
 	}
 	return s.record(ctx, d)
 }
 
-func (s *Service) record(ctx context.Context, d def) (Record, error) {
+func (s *Service) record(ctx context.Context, d def) (ServiceRecord, error) {
 	r, err := s.st.get(ctx, d)
 	if err != nil {
-		return Record{}, err
+		return ServiceRecord{}, err
 	}
 	avail, reason := s.availability(ctx, d)
-	rec := Record{Key: d.key, Title: d.title, IsEnabled: r.enabled, CronEnabled: r.cronEnabled, CronExpression: r.expr,
+	rec := ServiceRecord{Key: d.key, Title: d.title, IsEnabled: r.enabled, CronEnabled: r.cronEnabled, CronExpression: r.expr,
 		Available: avail, Reason: reason, ManualRun: d.manual, HasSchedule: d.schedule, JobType: d.jobType, Config: redact(r.config)}
 	if avail && d.schedule && r.enabled && r.cronEnabled {
 		if sched, err := ParseCron(r.expr); err == nil {
@@ -163,10 +163,10 @@ func ParseCron(expr string) (cron.Schedule, error) {
 
 // Update changes switches and schedule. Enabling a service that cannot run
 // is refused (ad-sync: 400 while the directory is not configured).
-func (s *Service) Update(ctx context.Context, key string, p Patch) (Record, error) {
+func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecord, error) {
 	d, err := lookup(key)
 	if err != nil {
-		return Record{}, err
+		return ServiceRecord{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		r, err := s.st.get(ctx, d)
@@ -204,7 +204,7 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (Record, erro
 		return s.st.put(ctx, d.key, r)
 	})
 	if err != nil {
-		return Record{}, err
+		return ServiceRecord{}, err
 	}
 	return s.Get(ctx, key)
 }
@@ -216,24 +216,24 @@ func refusal(d def, field, format string, args ...any) error {
 	return fault.New(d.refuse, format, args...)
 }
 
-// RunResult is the answer of a manual run.
-type RunResult struct {
+// ServiceRunResult is the answer of a manual run.
+type ServiceRunResult struct {
 	JobID  string `json:"jobId" format:"uuid"`
 	Status string `json:"status"`
 }
 
 // Run queues a manual run of service key; options are handed to the job
 // payload (ad-sync: deactivateMissing).
-func (s *Service) Run(ctx context.Context, key string, options map[string]any) (RunResult, error) {
+func (s *Service) Run(ctx context.Context, key string, options map[string]any) (ServiceRunResult, error) {
 	d, err := lookup(key)
 	if err != nil {
-		return RunResult{}, err
+		return ServiceRunResult{}, err
 	}
 	if !d.manual {
-		return RunResult{}, fault.Validation("key", "%s has no manual run", d.key)
+		return ServiceRunResult{}, fault.Validation("key", "%s has no manual run", d.key)
 	}
 	if ok, why := s.availability(ctx, d); !ok {
-		return RunResult{}, refusal(d, "key", "cannot run %s: %s", d.key, why)
+		return ServiceRunResult{}, refusal(d, "key", "cannot run %s: %s", d.key, why)
 	}
 	r, _ := s.runnerOf(d.key)
 	payload := map[string]any{"serviceKey": d.key, "trigger": "manual"}
@@ -245,9 +245,9 @@ func (s *Service) Run(ctx context.Context, key string, options map[string]any) (
 	}
 	id, err := s.q.Enqueue(ctx, r.jobType, payload)
 	if err != nil {
-		return RunResult{}, err
+		return ServiceRunResult{}, err
 	}
-	return RunResult{JobID: id, Status: jobs.StatusPending}, nil
+	return ServiceRunResult{JobID: id, Status: jobs.StatusPending}, nil
 }
 
 // Enabled reports the isEnabled switch of a service.

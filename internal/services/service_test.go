@@ -41,7 +41,7 @@ func TestRegistryRules(t *testing.T) {
 		if err != nil || len(list) != 6 {
 			t.Fatalf("list: %v %v", list, err)
 		}
-		byKey := map[string]Record{}
+		byKey := map[string]ServiceRecord{}
 		for _, r := range list {
 			byKey[r.Key] = r
 		}

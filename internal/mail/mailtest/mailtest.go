@@ -36,9 +36,10 @@ type Message struct {
 
 // Options configure the server.
 type Options struct {
-	User, Password string // require PLAIN auth with these credentials when set
-	STARTTLS       bool   // offer STARTTLS with a self-signed certificate for 127.0.0.1
-	KeepMessages   bool   // false only for benchmarks that count
+	User, Password string        // require PLAIN auth with these credentials when set
+	STARTTLS       bool          // offer STARTTLS with a self-signed certificate for 127.0.0.1
+	KeepMessages   bool          // false only for benchmarks that count
+	Delay          time.Duration // pause before accepting each message (a slow server)
 }
 
 // Server is a running SMTP server.
@@ -174,6 +175,9 @@ func (x *session) Data(r io.Reader) error {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return err
+	}
+	if x.s.opts.Delay > 0 {
+		time.Sleep(x.s.opts.Delay)
 	}
 	_, isTLS := x.c.TLSConnectionState()
 	x.s.count.Add(1)

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/events"
+	"coreportal/internal/jobs"
+	"coreportal/internal/live"
+	"coreportal/internal/mail"
+	"coreportal/internal/services"
+)
+
+// buildPlatform wires the job queue, the service registry and scheduler,
+// mail, event receivers with the outbox dispatcher, and the live hub.
+func (a *app) buildPlatform() {
+	a.jobs = jobs.New(a.db)
+	a.jobs.UsePrincipals(a.users.SystemPrincipal, func(ctx context.Context, id string) (*auth.Principal, error) {
+		acc, err := a.users.AccountByID(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !acc.IsActive {
+			return nil, jobs.Permanent(errInactive)
+		}
+		return &auth.Principal{UserID: acc.ID, Login: acc.Login, DisplayName: acc.DisplayName, IsAdmin: acc.IsAdmin, IsSystem: acc.IsSystem}, nil
+	})
+	a.services = services.New(a.db, a.jobs)
+	a.mail = mail.New(a.services, a.jobs, a.cfg)
+	a.events = events.New(a.db, a.jobs, a.mail, a.users)
+	// Wiring point for the access helper: a.events.CanEditList = func(ctx, listID) (bool, error) {...}
+	// and a.services.RegisterJob(services.KeyRecycleBin, "recycleBin.purge", func(ctx) (any, error) {...PurgeOlderThan...}).
+	a.live = live.NewHub(a.bus)
+	a.workers = append(a.workers,
+		a.jobs.Run,
+		a.events.Dispatch,
+		func(ctx context.Context) { a.services.Schedule(ctx, 10*time.Second) },
+	)
+}
+
+var errInactive = errors.New("the acting user is deactivated")
