@@ -49,8 +49,9 @@ func (m Message) Validate() error {
 }
 
 // client opens an SMTP client for s: implicit TLS when Secure, else
-// STARTTLS whenever the server offers it; PLAIN/LOGIN/CRAM auth discovered
-// from the server when a user is set (never over an unencrypted link except to localhost).
+// STARTTLS whenever the server offers it; when a user is set, the strongest
+// mechanism the server offers (SCRAM, CRAM-MD5, PLAIN, LOGIN), PLAIN and LOGIN
+// never over an unencrypted link except to localhost.
 func client(s Settings, timeout time.Duration, tlsCfg *tls.Config) (*gomail.Client, error) {
 	opts := []gomail.Option{gomail.WithPort(s.Port), gomail.WithTimeout(timeout)}
 	if s.Secure {
@@ -67,7 +68,8 @@ func client(s Settings, timeout time.Duration, tlsCfg *tls.Config) (*gomail.Clie
 	}
 	opts = append(opts, gomail.WithTLSConfig(cfg))
 	if s.User != "" {
-		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(s.User), gomail.WithPassword(s.Password))
+		opts = append(opts, gomail.WithOpportunisticSMTPAuth(gomail.SMTPAuthSCRAMSHA256, gomail.SMTPAuthSCRAMSHA1, gomail.SMTPAuthCramMD5,
+			gomail.SMTPAuthPlain, gomail.SMTPAuthLogin), gomail.WithUsername(s.User), gomail.WithPassword(s.Password))
 	}
 	c, err := gomail.NewClient(s.Host, opts...)
 	if err != nil {
