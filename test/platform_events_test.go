@@ -30,10 +30,12 @@ func TestPlatformEventReceivers(t *testing.T) {
 		user.Do(t, "GET", "/event-receivers", nil).Expect(t, 403, "FORBIDDEN")
 		admin.Do(t, "GET", "/event-receivers?listId=nope", nil).Expect(t, 400, "VALIDATION_ERROR")
 		for field, patch := range map[string]func(m map[string]any){
-			"eventName":      func(m map[string]any) { m["eventName"] = "listItem.exploded" },
-			"jobType":        func(m map[string]any) { m["jobType"] = "bogus.job" },
-			"serviceKey":     func(m map[string]any) { m["serviceKey"] = "ad-sync" },
-			"config.listId":  func(m map[string]any) { m["config"] = map[string]any{"listId": 12, "to": "a@example.com", "subject": "s", "text": "t"} },
+			"eventName":  func(m map[string]any) { m["eventName"] = "listItem.exploded" },
+			"jobType":    func(m map[string]any) { m["jobType"] = "bogus.job" },
+			"serviceKey": func(m map[string]any) { m["serviceKey"] = "ad-sync" },
+			"config.listId": func(m map[string]any) {
+				m["config"] = map[string]any{"listId": 12, "to": "a@example.com", "subject": "s", "text": "t"}
+			},
 			"config.to":      func(m map[string]any) { m["config"] = map[string]any{"to": "not-mail", "subject": "s", "text": "t"} },
 			"config.subject": func(m map[string]any) { m["config"] = map[string]any{"to": "a@example.com", "text": "t"} },
 			"config.text":    func(m map[string]any) { m["config"] = map[string]any{"to": "a@example.com", "subject": "s"} },

@@ -48,8 +48,8 @@ type client struct {
 }
 
 type delivery struct {
-	n    int64
-	data json.RawMessage
+	n     int64
+	frame []byte // the whole SSE event, built once per message for every client
 }
 
 // wire is what travels on the bus.
@@ -140,7 +140,7 @@ func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
 			slog.Warn("live: bad message on the bus", "list", listID, "err", err)
 			continue
 		}
-		d := delivery{n: m.N, data: m.Data}
+		d := delivery{n: m.N, frame: fmt.Appendf(nil, "event: %s\ndata: %s\n\n", EventItemUpdated, m.Data)}
 		h.mu.Lock()
 		if h.lists[listID] != ls {
 			h.mu.Unlock()
@@ -203,7 +203,7 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 			if canView != nil && !canView(ctx, d.n) {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", EventItemUpdated, d.data); err != nil {
+			if _, err := w.Write(d.frame); err != nil {
 				return err
 			}
 		}
