@@ -152,3 +152,25 @@ func TestReceiversAndDispatch(t *testing.T) {
 		}
 	})
 }
+
+func TestPurgeDispatchedOutbox(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		q := jobs.New(db)
+		ev := New(db, q, mail.New(services.New(db, q), q, config.Config{}), nil)
+		for range 3 {
+			_ = db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+				return outbox.Write(ctx, db, outbox.Event{Name: ItemCreated, ResourceType: "list_item", ResourceID: "1", Payload: map[string]any{}})
+			})
+		}
+		if n, err := ev.DispatchOnce(ctx); n != 3 || err != nil {
+			t.Fatalf("dispatch: %d %v", n, err)
+		}
+		if n, _ := ev.st.purgeDispatched(ctx, time.Now().UTC().Add(-time.Hour)); n != 0 {
+			t.Fatalf("purged fresh events: %d", n)
+		}
+		if n, _ := ev.st.purgeDispatched(ctx, time.Now().UTC().Add(time.Minute)); n != 3 {
+			t.Fatalf("purged %d, want 3", n)
+		}
+	})
+}

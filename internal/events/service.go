@@ -177,6 +177,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	return s.st.delete(ctx, id)
 }
 
+// OutboxKeep is how long dispatched outbox events stay (for diagnosis) before the dispatcher deletes them.
+const OutboxKeep = 7 * 24 * time.Hour
+
 // Wake makes the dispatcher look at the outbox now (call after commit).
 func (s *Service) Wake() {
 	select {
@@ -187,7 +190,16 @@ func (s *Service) Wake() {
 
 // Dispatch delivers the outbox until ctx ends (run it in worker processes).
 func (s *Service) Dispatch(ctx context.Context) {
+	var lastPurge time.Time
 	for ctx.Err() == nil {
+		if time.Since(lastPurge) > time.Hour {
+			if n, err := s.st.purgeDispatched(ctx, s.now().UTC().Add(-OutboxKeep)); err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "purge dispatched outbox events", "err", err)
+			} else if n > 0 {
+				slog.InfoContext(ctx, "dispatched outbox events purged", "count", n)
+			}
+			lastPurge = time.Now()
+		}
 		n, err := s.DispatchOnce(ctx)
 		if err != nil && ctx.Err() == nil {
 			slog.ErrorContext(ctx, "dispatch outbox", "err", err)

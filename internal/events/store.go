@@ -133,3 +133,12 @@ func (s *evStore) lockDispatch(ctx context.Context) (bool, error) {
 	}
 	return ok, nil
 }
+
+// purgeDispatched deletes events dispatched before cutoff.
+func (s *evStore) purgeDispatched(ctx context.Context, cutoff time.Time) (int64, error) {
+	res, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ?`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("purge outbox: %w", err)
+	}
+	return res.RowsAffected()
+}
