@@ -26,7 +26,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, web.Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Set a new password (local users only)", web.Admin, "admin-users"), h.resetPassword)
 }
 
-type idPath struct {
+type IDPath struct {
 	ID string `path:"id" format:"uuid" doc:"user id"`
 }
 
@@ -83,7 +83,7 @@ func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[Card], err
 	return web.Created(u.card()), nil
 }
 
-func (h *Handler) get(ctx context.Context, in *idPath) (*web.Out[Card], error) {
+func (h *Handler) get(ctx context.Context, in *IDPath) (*web.Out[Card], error) {
 	c, err := h.svc.Card(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -92,7 +92,7 @@ func (h *Handler) get(ctx context.Context, in *idPath) (*web.Out[Card], error) {
 }
 
 type updateIn struct {
-	idPath
+	IDPath
 	Body struct {
 		DisplayName *string `json:"displayName,omitempty" maxLength:"200"`
 		Email       *string `json:"email,omitempty" maxLength:"254"`
@@ -111,7 +111,7 @@ func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Card], err
 }
 
 type resetIn struct {
-	idPath
+	IDPath
 	Body struct {
 		Password string `json:"password" maxLength:"256"`
 	}
