@@ -39,6 +39,9 @@ type Queue struct {
 	Lease time.Duration
 	// Backoff is the base of the exponential retry delay (default 2s: 2s, 4s, 8s …, capped at 1h).
 	Backoff time.Duration
+	// Grace is how long running jobs may finish after Run's ctx ends before
+	// their ctx is cancelled too (default 20s, within serve's 30s shutdown).
+	Grace time.Duration
 
 	system func(ctx context.Context) (*auth.Principal, error)
 	byID   func(ctx context.Context, id string) (*auth.Principal, error)
@@ -53,7 +56,7 @@ func New(db *store.DB) *Queue {
 	host, _ := os.Hostname()
 	return &Queue{
 		db: db, st: &jobStore{db: db}, handlers: map[string]HandlerFunc{},
-		Concurrency: 4, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second,
+		Concurrency: 4, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second, Grace: 20 * time.Second,
 		wake:   make(chan struct{}, 1),
 		worker: host + "/" + strconv.Itoa(os.Getpid()) + "/" + uuid.NewString()[:8],
 		now:    time.Now,
@@ -241,11 +244,26 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 	h := q.handlers[j.Type]
 	q.mu.RUnlock()
 	log := slog.With("jobId", j.ID, "jobType", j.Type, "attempt", j.Attempts)
-	// The handler must finish within the lease, or the reaper gives the job to another worker.
+	// The handler must finish within the lease, or the reaper gives the job to
+	// another worker. On shutdown it gets Grace to finish (a mail half sent
+	// and then retried would arrive twice).
 	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.Lease)
 	defer cancel()
-	stop := context.AfterFunc(ctx, cancel)
-	defer stop()
+	var grace *time.Timer
+	var graceMu sync.Mutex
+	stop := context.AfterFunc(ctx, func() {
+		graceMu.Lock()
+		grace = time.AfterFunc(q.Grace, cancel)
+		graceMu.Unlock()
+	})
+	defer func() {
+		stop()
+		graceMu.Lock()
+		if grace != nil {
+			grace.Stop()
+		}
+		graceMu.Unlock()
+	}()
 	result, err := q.invoke(runCtx, h, j)
 	// Record the outcome even while shutting down.
 	doneCtx, doneCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

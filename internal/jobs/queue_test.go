@@ -261,3 +261,30 @@ func TestTwoWorkersNeverRunAJobTwice(t *testing.T) {
 	}
 	t.Log(fmt.Sprintf("jobs per worker: %v", by))
 }
+
+// A job running when the worker pool stops may finish within the grace period.
+func TestShutdownLetsRunningJobsFinish(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	ctx, stop := context.WithCancel(context.Background())
+	q := fastQueue(db)
+	q.Grace = 2 * time.Second
+	started := make(chan struct{})
+	q.Handle("t.slow", func(ctx context.Context, j *Job) (any, error) {
+		close(started)
+		select {
+		case <-time.After(300 * time.Millisecond):
+			return "finished", nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	id, _ := q.Enqueue(context.Background(), "t.slow", nil)
+	done := make(chan struct{})
+	go func() { q.Run(ctx); close(done) }()
+	<-started
+	stop()
+	<-done
+	if j, _ := q.Get(context.Background(), id); j.Status != StatusSucceeded {
+		t.Fatalf("job cut off by shutdown: %s %q", j.Status, j.Error)
+	}
+}

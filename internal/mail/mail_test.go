@@ -147,3 +147,35 @@ func TestSettingsStatusAndSend(t *testing.T) {
 		smtp.Wait(t, 5*time.Second, func(m mailtest.Message) bool { return strings.Contains(strings.Join(m.To, ","), "again@") })
 	})
 }
+
+// secure=true speaks TLS from the first byte (SMTPS) and authenticates inside it.
+func TestImplicitTLS(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	smtp := mailtest.StartT(t, mailtest.Options{User: "u", Password: "p", ImplicitTLS: true})
+	m, _, _ := setup(t, db, config.Config{})
+	m.Timeout = 5 * time.Second
+	if _, err := m.SaveSettings(ctx, SMTPSettingsInput{Host: smtp.Host, Port: smtp.Port, Secure: true, User: "u", Password: strp("p"), FromEmail: "portal@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	// an untrusted certificate is refused
+	if st, _ := m.CheckStatus(ctx); st.Connected {
+		t.Fatal("connected to a server with an untrusted certificate")
+	}
+	m.TLS = &tls.Config{RootCAs: smtp.Pool}
+	if st, _ := m.CheckStatus(ctx); !st.Connected {
+		t.Fatalf("status: %+v", st)
+	}
+	if err := m.SendTest(ctx, "tls@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if got := smtp.Wait(t, 5*time.Second, mailtest.Contains("Core Portal test message")); got.Auth != "u" {
+		t.Fatalf("mail: %+v", got)
+	}
+	// a plain server is not reachable with secure=true
+	plain := mailtest.StartT(t, mailtest.Options{})
+	_, _ = m.SaveSettings(ctx, SMTPSettingsInput{Host: plain.Host, Port: plain.Port, Secure: true, FromEmail: "portal@example.com"})
+	if st, _ := m.CheckStatus(ctx); st.Connected {
+		t.Fatal("secure=true accepted a server without TLS")
+	}
+}

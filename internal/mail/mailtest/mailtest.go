@@ -38,6 +38,7 @@ type Message struct {
 type Options struct {
 	User, Password string        // require PLAIN auth with these credentials when set
 	STARTTLS       bool          // offer STARTTLS with a self-signed certificate for 127.0.0.1
+	ImplicitTLS    bool          // TLS from the first byte (SMTPS, port 465 style) with that certificate
 	KeepMessages   bool          // false only for benchmarks that count
 	Delay          time.Duration // pause before accepting each message (a slow server)
 }
@@ -69,12 +70,17 @@ func Start(opts Options) (*Server, error) {
 	s.srv.ReadTimeout, s.srv.WriteTimeout = 30*time.Second, 30*time.Second
 	s.srv.MaxRecipients = 200
 	s.srv.AllowInsecureAuth = !opts.STARTTLS
-	if opts.STARTTLS {
+	if opts.STARTTLS || opts.ImplicitTLS {
 		cfg, pool, err := selfSigned()
 		if err != nil {
 			return nil, err
 		}
-		s.srv.TLSConfig, s.Pool = cfg, pool
+		s.Pool = pool
+		if opts.ImplicitTLS {
+			ln = tls.NewListener(ln, cfg)
+		} else {
+			s.srv.TLSConfig = cfg
+		}
 	}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -180,6 +186,7 @@ func (x *session) Data(r io.Reader) error {
 		time.Sleep(x.s.opts.Delay)
 	}
 	_, isTLS := x.c.TLSConnectionState()
+	isTLS = isTLS || x.s.opts.ImplicitTLS
 	x.s.count.Add(1)
 	if x.s.opts.KeepMessages {
 		x.s.mu.Lock()
