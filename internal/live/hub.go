@@ -29,6 +29,14 @@ type Hub struct {
 	PingInterval time.Duration
 	// ClientBuffer is how many events wait for a slow client before newer ones are dropped.
 	ClientBuffer int
+	// HealthInterval is how often open streams check a shared bus; when it
+	// cannot be reached they end, so clients reconnect, get 503 and poll
+	// sync-state instead of silently missing events (default 10s).
+	HealthInterval time.Duration
+
+	hmu       sync.Mutex
+	checkedAt time.Time
+	lastErr   error
 
 	mu    sync.Mutex
 	lists map[string]*listSub
@@ -60,7 +68,19 @@ type wire struct {
 
 // NewHub builds the hub on b.
 func NewHub(b bus.Bus) *Hub {
-	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, lists: map[string]*listSub{}}
+	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second, lists: map[string]*listSub{}}
+}
+
+// healthy is the shared bus's health, checked at most once per HealthInterval for all streams.
+func (h *Hub) healthy(ctx context.Context) error {
+	h.hmu.Lock()
+	defer h.hmu.Unlock()
+	if time.Since(h.checkedAt) < h.HealthInterval {
+		return h.lastErr
+	}
+	h.lastErr = h.bus.Healthy(ctx)
+	h.checkedAt = time.Now()
+	return h.lastErr
 }
 
 func topic(listID string) string { return "live.list." + listID }
@@ -191,20 +211,47 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 	}
 	ping := time.NewTicker(h.PingInterval)
 	defer ping.Stop()
+	var health <-chan time.Time
+	if h.bus.Shared() {
+		t := time.NewTicker(h.HealthInterval)
+		defer t.Stop()
+		health = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-health:
+			if err := h.healthy(ctx); err != nil {
+				_, _ = fmt.Fprint(w, ": the shared message channel is unreachable; reconnect later or poll sync-state\n\n")
+				_ = rc.Flush()
+				return err
+			}
+			continue
 		case <-ping.C:
 			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
 				return err
 			}
 		case d := <-c.ch:
-			if canView != nil && !canView(ctx, d.n) {
-				continue
+			// write whatever is already waiting, then flush once: under load
+			// this saves a system call per event
+			wrote := false
+			for {
+				if canView == nil || canView(ctx, d.n) {
+					if _, err := w.Write(d.frame); err != nil {
+						return err
+					}
+					wrote = true
+				}
+				select {
+				case d = <-c.ch:
+					continue
+				default:
+				}
+				break
 			}
-			if _, err := w.Write(d.frame); err != nil {
-				return err
+			if !wrote {
+				continue
 			}
 		}
 		if err := rc.Flush(); err != nil {

@@ -3,9 +3,12 @@ package live
 import (
 	"bufio"
 	"context"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -197,5 +200,85 @@ func TestStreamUnavailableWithoutRedis(t *testing.T) {
 	}
 	if h.Subscriptions() != 0 {
 		t.Fatal("subscription kept after refusal")
+	}
+}
+
+// proxy forwards loopback connections to Redis until cut.
+type proxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startProxy(t *testing.T, target string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	t.Cleanup(p.cut)
+	return p
+}
+
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// When Redis goes away under an open stream, the stream ends so that the
+// client reconnects (503) and falls back to polling.
+func TestStreamEndsWhenRedisGoesAway(t *testing.T) {
+	p := startProxy(t, "127.0.0.1:6379")
+	r, err := bus.NewRedis("redis://" + p.ln.Addr().String() + "/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := NewHub(r)
+	h.HealthInterval = 100 * time.Millisecond
+	srv := serve(t, h, nil)
+	s := open(t, srv.URL+"?list=L&ids=1")
+	if s.resp.StatusCode != 200 {
+		t.Fatalf("status %d", s.resp.StatusCode)
+	}
+	if l := s.next(t, 300*time.Millisecond); l != "" { // healthy: the stream stays open and quiet
+		t.Fatalf("unexpected line %q", l)
+	}
+	p.cut()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case _, ok := <-s.lines:
+			if !ok {
+				if again := open(t, srv.URL+"?list=L&ids=1"); again.resp.StatusCode != 503 {
+					t.Fatalf("reconnect: %d, want 503", again.resp.StatusCode)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("stream still open 5 s after Redis went away")
+		}
 	}
 }
