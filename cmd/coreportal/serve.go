@@ -188,6 +188,7 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 		IdleTimeout:       120 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	srv.RegisterOnShutdown(a.live.CloseStreams) // SSE streams never become idle
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)

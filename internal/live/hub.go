@@ -41,6 +41,9 @@ type Hub struct {
 	mu    sync.Mutex
 	lists map[string]*listSub
 
+	closing   chan struct{}
+	closeOnce sync.Once
+
 	dropped atomic.Int64
 }
 
@@ -68,7 +71,8 @@ type wire struct {
 
 // NewHub builds the hub on b.
 func NewHub(b bus.Bus) *Hub {
-	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second, lists: map[string]*listSub{}}
+	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second,
+		lists: map[string]*listSub{}, closing: make(chan struct{})}
 }
 
 // healthy is the shared bus's health, checked at most once per HealthInterval for all streams.
@@ -101,6 +105,10 @@ func (h *Hub) PublishItem(ctx context.Context, listID string, itemNumber int64, 
 	}
 	return h.bus.Publish(ctx, topic(listID), msg)
 }
+
+// CloseStreams ends every open stream (and refuses new ones with 503): call
+// it when the HTTP server shuts down, since streams never become idle.
+func (h *Hub) CloseStreams() { h.closeOnce.Do(func() { close(h.closing) }) }
 
 // Subscriptions is the number of bus subscriptions the hub holds (one per watched list).
 func (h *Hub) Subscriptions() int {
@@ -187,6 +195,12 @@ func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
 // the stream is open stops the events of that item.
 func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error {
 	ctx := r.Context()
+	select {
+	case <-h.closing:
+		web.WriteError(w, r, fault.New(fault.CodeUnavailable, "the server is shutting down"))
+		return nil
+	default:
+	}
 	if h.bus.Shared() {
 		if err := h.bus.Healthy(ctx); err != nil {
 			web.WriteError(w, r, fault.New(fault.CodeUnavailable, "live updates are unavailable: the shared message channel cannot be reached; poll sync-state instead"))
@@ -220,6 +234,8 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 	for {
 		select {
 		case <-ctx.Done():
+			return nil
+		case <-h.closing:
 			return nil
 		case <-health:
 			if err := h.healthy(ctx); err != nil {

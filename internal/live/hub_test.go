@@ -282,3 +282,28 @@ func TestStreamEndsWhenRedisGoesAway(t *testing.T) {
 		}
 	}
 }
+
+func TestCloseStreamsEndsOpenStreams(t *testing.T) {
+	h := NewHub(bus.NewMemory())
+	srv := serve(t, h, nil)
+	s := open(t, srv.URL+"?list=L&ids=1")
+	waitSubs(t, h, 1)
+	h.CloseStreams()
+	select {
+	case <-func() chan struct{} {
+		c := make(chan struct{})
+		go func() {
+			for range s.lines {
+			}
+			close(c)
+		}()
+		return c
+	}():
+	case <-time.After(3 * time.Second):
+		t.Fatal("stream still open after CloseStreams")
+	}
+	waitSubs(t, h, 0)
+	if again := open(t, srv.URL+"?list=L&ids=1"); again.resp.StatusCode != 503 {
+		t.Fatalf("stream after close: %d", again.resp.StatusCode)
+	}
+}
