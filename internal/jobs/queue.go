@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -30,7 +31,8 @@ type Queue struct {
 	handlers map[string]HandlerFunc
 	types    []string
 
-	// Concurrency is the number of jobs run at once by Run (default 4).
+	// Concurrency is the number of jobs run at once by Run (default 8: jobs
+	// mostly wait on SMTP, LDAP or HTTP).
 	Concurrency int
 	// Poll is the idle wait between claims when nothing was due (default 1s).
 	Poll time.Duration
@@ -45,6 +47,7 @@ type Queue struct {
 
 	system func(ctx context.Context) (*auth.Principal, error)
 	byID   func(ctx context.Context, id string) (*auth.Principal, error)
+	sysP   atomic.Pointer[auth.Principal] // core-system never changes: looked up once
 
 	wake   chan struct{}
 	worker string
@@ -56,7 +59,7 @@ func New(db *store.DB) *Queue {
 	host, _ := os.Hostname()
 	return &Queue{
 		db: db, st: &jobStore{db: db}, handlers: map[string]HandlerFunc{},
-		Concurrency: 4, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second, Grace: 20 * time.Second,
+		Concurrency: 8, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second, Grace: 20 * time.Second,
 		wake:   make(chan struct{}, 1),
 		worker: host + "/" + strconv.Itoa(os.Getpid()) + "/" + uuid.NewString()[:8],
 		now:    time.Now,
@@ -322,8 +325,16 @@ func (q *Queue) principal(ctx context.Context, j *Job) (*auth.Principal, error) 
 		}
 		return p, nil
 	}
+	if p := q.sysP.Load(); p != nil {
+		return p, nil
+	}
 	if q.system != nil {
-		return q.system(ctx)
+		p, err := q.system(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("core-system principal: %w", err)
+		}
+		q.sysP.Store(p)
+		return p, nil
 	}
 	return nil, nil
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"coreportal/internal/auth"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
 )
@@ -286,5 +287,39 @@ func TestShutdownLetsRunningJobsFinish(t *testing.T) {
 	<-done
 	if j, _ := q.Get(context.Background(), id); j.Status != StatusSucceeded {
 		t.Fatalf("job cut off by shutdown: %s %q", j.Status, j.Error)
+	}
+}
+
+func TestHandlersRunAsSystemOrActingUser(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	q := fastQueue(db)
+	sys := &auth.Principal{UserID: "00000000-0000-0000-0000-00000000000a", Login: "core-system", IsAdmin: true, IsSystem: true}
+	q.UsePrincipals(func(context.Context) (*auth.Principal, error) { return sys, nil },
+		func(_ context.Context, id string) (*auth.Principal, error) {
+			return &auth.Principal{UserID: id, Login: "someone"}, nil
+		})
+	q.Handle("t.who", func(ctx context.Context, j *Job) (any, error) {
+		if IDFrom(ctx) != j.ID {
+			return nil, errors.New("job id not in ctx")
+		}
+		return auth.FromContext(ctx).Login, nil
+	})
+	user := "00000000-0000-0000-0000-00000000000b"
+	a, _ := q.Enqueue(ctx, "t.who", nil)
+	b, _ := q.Enqueue(ctx, "t.who", nil, AsUser(user))
+	c, _ := q.Enqueue(ctx, "t.who", map[string]string{"actorId": user})
+	if _, err := q.Enqueue(ctx, "t.who", nil, AsUser("not-a-uuid")); err == nil {
+		t.Fatal("bad actor accepted")
+	}
+	for range 3 {
+		if ran, err := q.RunOnce(ctx); !ran || err != nil {
+			t.Fatal("not run", err)
+		}
+	}
+	for id, want := range map[string]string{a: `"core-system"`, b: `"someone"`, c: `"someone"`} {
+		if j, _ := q.Get(ctx, id); string(j.Result) != want {
+			t.Errorf("job ran as %s, want %s", j.Result, want)
+		}
 	}
 }

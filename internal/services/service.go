@@ -41,7 +41,9 @@ func New(db *store.DB, q *jobs.Queue) *Service {
 
 // RegisterRunner declares that runs of service key are jobs of jobType (whose
 // handler the capability registers on the queue). available, when not nil,
-// is asked whether the service can run now (e.g. ad-sync: directory configured).
+// is asked whether the service can run now (e.g. ad-sync: directory configured);
+// it is called by GET /services and on every scheduler pass, so it must be
+// cheap (read settings, no network).
 func (s *Service) RegisterRunner(key string, jobType string, available func(ctx context.Context) bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
