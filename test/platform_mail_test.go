@@ -143,11 +143,11 @@ func TestPlatformSMTPEnvironmentFallback(t *testing.T) {
 // never send a mail twice.
 func TestPlatformTwoWorkerProcesses(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
-		smtp := mailtest.StartT(t, mailtest.Options{Delay: 100 * time.Millisecond})
+		smtp := mailtest.StartT(t, mailtest.Options{Delay: 250 * time.Millisecond})
 		worker := kit.StartWith(t, s.DBURL, s.DataDir, "worker")
 		admin := s.Admin(t)
 		configureSMTP(t, admin, smtp, nil)
-		const n = 60
+		const n = 64
 		ids := make([]string, 0, n)
 		for i := range n {
 			r := admin.Do(t, "POST", "/mail/send", map[string]any{"to": "bulk@example.com", "subject": fmt.Sprintf("bulk-%03d", i), "text": "x"}).Expect(t, 202)

@@ -220,6 +220,9 @@ func (s *Service) Dispatch(ctx context.Context) {
 // event is delivered at least once (exactly once unless the database loses a
 // commit), and the jobs of one receiver and resource run in event order.
 func (s *Service) DispatchOnce(ctx context.Context) (int, error) {
+	if ok, err := s.st.anyPending(ctx); err != nil || !ok {
+		return 0, err
+	}
 	var n int
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		ok, err := s.st.lockDispatch(ctx)

@@ -142,3 +142,16 @@ func (s *evStore) purgeDispatched(ctx context.Context, cutoff time.Time) (int64,
 	}
 	return res.RowsAffected()
 }
+
+// anyPending is a cheap read that spares idle dispatchers a write transaction.
+func (s *evStore) anyPending(ctx context.Context) (bool, error) {
+	var one int
+	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT 1 FROM outbox WHERE dispatched_at IS NULL LIMIT 1`).Scan(&one)
+	if store.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("peek outbox: %w", err)
+	}
+	return true, nil
+}

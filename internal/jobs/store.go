@@ -71,6 +71,15 @@ func (s *jobStore) claim(ctx context.Context, worker string, types []string, n i
 	if len(types) == 0 {
 		return nil, nil
 	}
+	// a cheap read first: idle workers do not take the write lock every poll
+	var one int
+	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT 1 FROM jobs WHERE status = 'pending' AND run_at <= ? LIMIT 1`, now).Scan(&one)
+	if store.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("peek jobs: %w", err)
+	}
 	args := []any{worker, now, now.Add(lease), now}
 	for _, t := range types {
 		args = append(args, t)
