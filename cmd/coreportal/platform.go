@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/danielgtaylor/huma/v2"
+
 	"coreportal/internal/auth"
 	"coreportal/internal/events"
 	"coreportal/internal/jobs"
@@ -12,6 +14,28 @@ import (
 	"coreportal/internal/mail"
 	"coreportal/internal/services"
 )
+
+// platform holds the services of the platform capability.
+type platform struct {
+	jobs     *jobs.Queue
+	services *services.Service
+	mail     *mail.Service
+	events   *events.Service
+	live     *live.Hub
+}
+
+// registerPlatform adds the platform routes (/jobs, /services, SMTP settings,
+// /mail/send, /event-receivers). The live routes belong to the lists capability.
+func (a *app) registerPlatform(api huma.API) {
+	for _, r := range []interface{ Register(huma.API) }{
+		jobs.NewHandler(a.jobs),
+		services.NewHandler(a.services),
+		mail.NewHandler(a.mail),
+		events.NewHandler(a.events),
+	} {
+		r.Register(api)
+	}
+}
 
 // buildPlatform wires the job queue, the service registry and scheduler,
 // mail, event receivers with the outbox dispatcher, and the live hub.

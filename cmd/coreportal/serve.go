@@ -17,12 +17,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
-	"coreportal/internal/events"
-	"coreportal/internal/jobs"
 	"coreportal/internal/licence"
-	"coreportal/internal/live"
-	"coreportal/internal/mail"
-	"coreportal/internal/services"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/system"
@@ -35,15 +30,11 @@ type app struct {
 	cfg      config.Config
 	db       *store.DB
 	bus      bus.Bus
+	platform // jobs, services, mail, events, live (platform.go)
 	settings *settings.Store
 	licence  *licence.Service
 	users    *users.Service
 	auth     *auth.Service
-	jobs     *jobs.Queue
-	services *services.Service
-	mail     *mail.Service
-	events   *events.Service
-	live     *live.Hub
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -106,8 +97,8 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if a.licence, err = licence.New(ctx, a.settings); err != nil {
 		return nil, err
 	}
-	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildPlatform()
+	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	return a, nil
 }
 
@@ -123,6 +114,7 @@ func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
+	a.registerPlatform(api)
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
@@ -130,10 +122,6 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
-		jobs.NewHandler(a.jobs),
-		services.NewHandler(a.services),
-		mail.NewHandler(a.mail),
-		events.NewHandler(a.events),
 	} {
 		r.Register(api)
 	}
