@@ -32,6 +32,7 @@ type app struct {
 	cfg      config.Config
 	db       *store.DB
 	bus      bus.Bus
+	platform // jobs, services, mail, events, live (platform.go)
 	settings *settings.Store
 	licence  *licence.Service
 	users    *users.Service
@@ -61,7 +62,7 @@ func openBus(cfg config.Config) (bus.Bus, error) {
 	if cfg.BusURL == "" {
 		return bus.NewMemory(), nil
 	}
-	return nil, fmt.Errorf("CORE_BUS_URL: the shared bus is not available in this build")
+	return bus.NewRedis(cfg.BusURL)
 }
 
 func build(ctx context.Context, cfg config.Config) (*app, error) {
@@ -101,6 +102,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if a.licence, err = licence.New(ctx, a.settings); err != nil {
 		return nil, err
 	}
+	a.buildPlatform()
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
 	return a, nil
@@ -118,6 +120,7 @@ func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
+	a.registerPlatform(api)
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
@@ -183,6 +186,7 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 		IdleTimeout:       120 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	srv.RegisterOnShutdown(a.live.CloseStreams) // SSE streams never become idle
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Addr, err)
