@@ -54,8 +54,6 @@ func (a *app) buildPlatform() {
 	a.services = services.New(a.db, a.jobs)
 	a.mail = mail.New(a.services, a.jobs, a.cfg)
 	a.events = events.New(a.db, a.jobs, a.mail, a.users)
-	// Wiring point for the access helper: a.events.CanEditList = func(ctx, listID) (bool, error) {...}
-	// and a.services.RegisterJob(services.KeyRecycleBin, "recycleBin.purge", func(ctx) (any, error) {...PurgeOlderThan...}).
 	a.live = live.NewHub(a.bus)
 	a.workers = append(a.workers,
 		a.jobs.Run,

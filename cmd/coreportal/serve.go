@@ -103,6 +103,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildPlatform()
+	a.connect()
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
 	return a, nil
