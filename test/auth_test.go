@@ -2,6 +2,7 @@ package test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -112,4 +113,66 @@ func TestAddressThrottle(t *testing.T) {
 	}
 	anon.Do(t, "POST", "/auth/login", map[string]any{"login": "admin", "password": kit.AdminPassword}).Expect(t, 429, "RATE_LIMITED")
 	_ = time.Second
+}
+
+// TestCookieWrites: writes authenticated by the session cookie refuse a
+// foreign Origin and a body without Content-Type; bearer calls are unaffected.
+func TestCookieWrites(t *testing.T) {
+	s := kit.Start(t, kit.Backends(t)[0])
+	tok := s.Admin(t).Token
+	n := 0
+	send := func(origin, ct string, cookie bool) int {
+		n++
+		req, _ := http.NewRequest("POST", s.URL+"/api/v1/admin/users", strings.NewReader(fmt.Sprintf(`{"login":"cookie%d","password":"password-1"}`, n)))
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if ct != "" {
+			req.Header.Set("Content-Type", ct)
+		}
+		if cookie {
+			req.AddCookie(&http.Cookie{Name: "core_token", Value: tok})
+		} else {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		return s.Anon().Send(t, req).Status
+	}
+	cases := []struct {
+		name   string
+		origin string
+		ct     string
+		cookie bool
+		want   int
+	}{
+		{"cookie, foreign origin", "https://evil.example", "application/json", true, 403},
+		{"cookie, no content type", "", "", true, 400},
+		{"cookie, same origin", s.URL, "application/json", true, 201},
+		{"bearer, no content type", "", "", false, 201},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := send(c.origin, c.ct, c.cookie); got != c.want {
+				t.Fatalf("status %d, want %d", got, c.want)
+			}
+		})
+	}
+}
+
+// TestNULAndOddIDs: NUL characters and non-canonical UUIDs get 400/404, never 500.
+func TestNULAndOddIDs(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		s.Anon().Do(t, "POST", "/auth/login", `{"login":"a\u0000","password":"x"}`).Expect(t, 400, "VALIDATION_ERROR")
+		adm := s.Admin(t)
+		adm.Do(t, "POST", "/admin/users", `{"login":"nul","password":"password-1","displayName":"a\u0000b"}`).Expect(t, 400, "VALIDATION_ERROR")
+		adm.Do(t, "GET", "/admin/users?q=a%00b", nil).Expect(t, 400, "VALIDATION_ERROR")
+		me := adm.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
+		id := me["id"].(string)
+		for _, form := range []string{"urn:uuid:" + id, "{" + id + "}", strings.ToUpper(id), strings.ReplaceAll(id, "-", "")} {
+			c := adm.Do(t, "GET", "/admin/users/"+form, nil).Expect(t, 200).Map(t)
+			if c["id"] != id {
+				t.Fatalf("%s resolved to %v", form, c["id"])
+			}
+		}
+		adm.Do(t, "GET", "/admin/users?page=9223372036854775807&limit=2", nil).Expect(t, 400, "VALIDATION_ERROR")
+	})
 }

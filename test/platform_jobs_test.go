@@ -93,7 +93,7 @@ func TestPlatformServices(t *testing.T) {
 			{"POST", "/services/core-backup/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/notifications/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/search-crawler/run", nil, 409, "CONFLICT", ""},
-			{"POST", "/services/recycle-bin/run", nil, 409, "CONFLICT", ""},
+			{"POST", "/services/recycle-bin/run", nil, 202, "", ""},
 			{"POST", "/services/nope/run", nil, 404, "NOT_FOUND", ""},
 		} {
 			r := admin.Do(t, tc.method, tc.path, tc.body)

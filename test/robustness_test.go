@@ -35,9 +35,12 @@ func TestNoServerErrorsOnBadInput(t *testing.T) {
 			t.Fatal(err)
 		}
 		param := regexp.MustCompile(`\{[^}]+\}`)
-		pathValues := []string{"not-a-uuid", "00000000-0000-0000-0000-000000000000", "99999999999999999999", "-1", "%00", "a%2Fb"}
-		bodies := []any{`{`, `[]`, `"text"`, `{"unknownField":1}`, `{}`, `null`, `{"id":{"$gt":1},"name":["x"]}`}
-		queries := []string{"", "?page=-1&limit=abc", "?page=99999999999999999999", "?q=%27%3B--&sort=%7B&filter=%5B"}
+		pathValues := []string{"urn:uuid:00000000-0000-0000-0000-000000000000", "{00000000-0000-0000-0000-000000000000}", "not-a-uuid", "00000000-0000-0000-0000-000000000000", "99999999999999999999", "-1", "%00", "a%2Fb"}
+		bodies := []any{`{`, `[]`, `"text"`, `{"unknownField":1}`, `{}`, `null`, `{"id":{"$gt":1},"name":["x"]}`,
+			`{"name":"a\u0000b","login":"a\u0000","title":"x\u0000","slug":"a","password":"p\u0000assword"}`,
+			`{"nodeId":"urn:uuid:00000000-0000-0000-0000-000000000000","userId":"{00000000-0000-0000-0000-000000000000}","principalId":"00000000000000000000000000000000"}`,
+			`{"sortOrder":3000000000,"page":9223372036854775807,"limit":-1}`}
+		queries := []string{"", "?page=-1&limit=abc", "?page=99999999999999999999", "?page=9223372036854775807&limit=2", "?nodeId=urn:uuid:00000000-0000-0000-0000-000000000000", "?q=%27%3B--&sort=%7B&filter=%5B"}
 		ops := 0
 		for path, methods := range doc.Paths {
 			for method, op := range methods {
@@ -59,7 +62,8 @@ func TestNoServerErrorsOnBadInput(t *testing.T) {
 							}
 						}
 					}
-					if len(op.Security) > 0 {
+					// NUL is refused at the edge, before authentication (400 reveals nothing).
+					if len(op.Security) > 0 && pv != "%00" {
 						if r := s.Anon().Do(t, method, p, nil); r.Status != 401 {
 							t.Errorf("anonymous %s %s (%s): %d, want 401", method, p, op.OperationID, r.Status)
 						}

@@ -125,10 +125,13 @@ func TestUserAdministration(t *testing.T) {
 		})
 
 		t.Run("reset password", func(t *testing.T) {
+			before := s.Login(t, "boris", "password-boris")
 			adm.Do(t, "POST", "/admin/users/"+ids["boris"]+"/reset-password", map[string]any{"password": "short"}).Expect(t, 400, "VALIDATION_ERROR")
 			adm.Do(t, "POST", "/admin/users/"+ids["boris"]+"/reset-password", map[string]any{"password": "brand-new-pass"}).Expect(t, 200)
 			s.Anon().Do(t, "POST", "/auth/login", map[string]any{"login": "boris", "password": "password-boris"}).Expect(t, 401)
-			s.Login(t, "boris", "brand-new-pass")
+			before.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+			boris = s.Login(t, "boris", "brand-new-pass")
+			boris.Do(t, "GET", "/auth/me", nil).Expect(t, 200)
 		})
 
 		t.Run("ordinary users get 403, anonymous 401", func(t *testing.T) {

@@ -90,6 +90,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	}
 	a.users = users.NewService(db, a.bus)
 	a.auth = auth.NewService(a.users, tokens)
+	a.auth.SetTrustedProxies(cfg.TrustedProxies)
 	generated, err := a.users.Bootstrap(ctx, cfg.SeedAdminLogin, cfg.SeedAdminPassword)
 	if err != nil {
 		return nil, err
@@ -139,7 +140,7 @@ func (a *app) routes() http.Handler {
 
 	return web.Chain(mux,
 		web.RequestID,
-		web.DefaultJSON,
+		web.Sanitize,
 		web.AccessLog(a.cfg.AccessLog, nil),
 		a.auth.Middleware,
 		web.ReadOnlyGate(a.licence.Writable, writeExempt),

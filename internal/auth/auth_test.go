@@ -2,8 +2,12 @@ package auth
 
 import (
 	"encoding/base64"
+	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -61,16 +65,16 @@ func TestTokens(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	good, _, err := tk.Issue("user-1")
+	good, _, err := tk.Issue("user-1", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	other, _ := NewTokens([]byte(strings.Repeat("o", 32)), time.Hour)
-	foreign, _, _ := other.Issue("user-1")
+	foreign, _, _ := other.Issue("user-1", 3)
 
 	expiredIssuer, _ := NewTokens(secret, time.Hour)
 	expiredIssuer.now = func() time.Time { return time.Now().Add(-2 * time.Hour) }
-	expired, _, _ := expiredIssuer.Issue("user-1")
+	expired, _, _ := expiredIssuer.Issue("user-1", 3)
 
 	none := unsignedToken(t, "user-1")
 	hs512, _ := jwt.NewWithClaims(jwt.SigningMethodHS512, jwt.RegisteredClaims{Subject: "user-1", Issuer: "coreportal",
@@ -93,12 +97,12 @@ func TestTokens(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sub, err := tk.Verify(c.token)
+			sub, ver, err := tk.Verify(c.token)
 			if (err == nil) != c.ok {
 				t.Fatalf("err=%v", err)
 			}
-			if c.ok && sub != "user-1" {
-				t.Fatalf("sub=%q", sub)
+			if c.ok && (sub != "user-1" || ver != 3) {
+				t.Fatalf("sub=%q ver=%d", sub, ver)
 			}
 		})
 	}
@@ -123,24 +127,74 @@ func TestThrottle(t *testing.T) {
 	now := time.Unix(1000, 0)
 	th.now = func() time.Time { return now }
 	for i := 0; i < 3; i++ {
-		if th.Blocked("k") {
-			t.Fatalf("blocked after %d failures", i)
+		if !th.Take("k") {
+			t.Fatalf("refused attempt %d", i+1)
 		}
-		th.Fail("k")
 	}
-	if !th.Blocked("k") {
-		t.Fatal("not blocked after the limit")
+	if th.Take("k") {
+		t.Fatal("allowed past the limit")
 	}
-	if th.Blocked("other") {
-		t.Fatal("another key blocked")
+	if !th.Take("other") {
+		t.Fatal("another key refused")
+	}
+	th.Refund("k")
+	if !th.Take("k") || th.Take("k") {
+		t.Fatal("refund did not give back exactly one attempt")
 	}
 	now = now.Add(time.Minute)
-	if th.Blocked("k") {
-		t.Fatal("still blocked after the window")
+	if !th.Take("k") {
+		t.Fatal("still refused after the window")
 	}
-	th.Fail("k")
 	th.Reset("k")
-	if th.Blocked("k") {
-		t.Fatal("blocked after reset")
+	for i := 0; i < 3; i++ {
+		if !th.Take("k") {
+			t.Fatal("refused after reset")
+		}
+	}
+}
+
+func TestThrottleParallel(t *testing.T) {
+	th := NewThrottle(5, time.Minute)
+	var allowed atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 64; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if th.Take("k") {
+				allowed.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed.Load() != 5 {
+		t.Fatalf("%d parallel attempts allowed, want 5", allowed.Load())
+	}
+}
+
+func TestClientAddress(t *testing.T) {
+	s := &Service{}
+	s.SetTrustedProxies([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")})
+	cases := []struct {
+		name, remote, xff, want string
+	}{
+		{"direct client ignores header", "203.0.113.9:5000", "1.2.3.4", "203.0.113.9"},
+		{"through trusted proxy", "10.0.0.2:5000", "198.51.100.7", "198.51.100.7"},
+		{"spoofed left-most entry ignored", "10.0.0.2:5000", "1.1.1.1, 198.51.100.7", "198.51.100.7"},
+		{"chain of trusted proxies", "10.0.0.2:5000", "198.51.100.7, 10.0.0.9", "198.51.100.7"},
+		{"garbage header", "10.0.0.2:5000", "nonsense", "10.0.0.2"},
+		{"no header", "10.0.0.2:5000", "", "10.0.0.2"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			r.RemoteAddr = c.remote
+			if c.xff != "" {
+				r.Header.Set("X-Forwarded-For", c.xff)
+			}
+			if got := s.clientAddress(r); got != c.want {
+				t.Fatalf("got %q want %q", got, c.want)
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -36,12 +38,15 @@ func ClientFrom(ctx context.Context) Client {
 func (s *Service) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
+		ctx = context.WithValue(ctx, clientKey{}, Client{Address: s.clientAddress(r), TLS: r.TLS != nil})
+		tok, fromCookie := tokenOf(r)
+		if fromCookie && unsafeMethod(r.Method) {
+			if err := checkCookieWrite(r); err != nil {
+				web.WriteError(w, r, err)
+				return
+			}
 		}
-		ctx = context.WithValue(ctx, clientKey{}, Client{Address: host, TLS: r.TLS != nil})
-		if tok := tokenOf(r); tok != "" {
+		if tok != "" {
 			p, err := s.Authenticate(ctx, tok)
 			if err != nil {
 				ctx = context.WithValue(ctx, credErrKey{}, err)
@@ -53,17 +58,80 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-func tokenOf(r *http.Request) string {
+// SetTrustedProxies names the reverse proxies whose X-Forwarded-For is believed.
+func (s *Service) SetTrustedProxies(p []netip.Prefix) { s.proxies = p }
+
+// clientAddress is the peer address, or, when the peer is a trusted proxy,
+// the right-most address of X-Forwarded-For that is not a trusted proxy.
+func (s *Service) clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if len(s.proxies) == 0 || !s.trusted(host) {
+		return host
+	}
+	hops := strings.Split(strings.Join(r.Header.Values("X-Forwarded-For"), ","), ",")
+	for i := len(hops) - 1; i >= 0; i-- {
+		h := strings.TrimSpace(hops[i])
+		if _, err := netip.ParseAddr(h); err != nil {
+			break
+		}
+		if !s.trusted(h) {
+			return h
+		}
+	}
+	return host
+}
+
+func (s *Service) trusted(ip string) bool {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return false
+	}
+	a = a.Unmap()
+	for _, p := range s.proxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenOf returns the bearer token, else the cookie's (fromCookie true).
+func tokenOf(r *http.Request) (token string, fromCookie bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			return strings.TrimSpace(h[7:])
+			return strings.TrimSpace(h[7:]), false
 		}
-		return ""
+		return "", false
 	}
-	if c, err := r.Cookie(CookieName); err == nil {
-		return c.Value
+	if c, err := r.Cookie(CookieName); err == nil && c.Value != "" {
+		return c.Value, true
 	}
-	return ""
+	return "", false
+}
+
+func unsafeMethod(m string) bool {
+	return m != http.MethodGet && m != http.MethodHead && m != http.MethodOptions
+}
+
+// checkCookieWrite guards writes authenticated by the session cookie against
+// cross-site request forgery: SameSite=Lax stops other sites' POSTs but not
+// those of sibling (same-site) hosts or of forms. A browser always sends
+// Origin on such requests, so a foreign Origin is refused, and a body must
+// declare its Content-Type (a form or a bare fetch cannot send JSON silently).
+func checkCookieWrite(r *http.Request) error {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || !strings.EqualFold(u.Host, r.Host) {
+			return fault.Forbidden("cross-origin write with the session cookie refused; use a bearer token")
+		}
+	}
+	if r.ContentLength != 0 && r.Header.Get("Content-Type") == "" {
+		return fault.Validation("", "Content-Type is required for writes authenticated by the session cookie")
+	}
+	return nil
 }
 
 // Require returns the caller or the 401 error to answer.

@@ -3,6 +3,8 @@ package auth
 import (
 	"context"
 	"log/slog"
+	"net/netip"
+	"runtime"
 	"strings"
 	"time"
 
@@ -19,6 +21,7 @@ type Account struct {
 	IsActive     bool
 	IsAdmin      bool
 	IsSystem     bool
+	TokenVersion int
 }
 
 // Accounts is implemented by the users service.
@@ -39,6 +42,10 @@ type Service struct {
 	byLogin   *Throttle
 	byAddress *Throttle
 	domain    DomainLogin
+	// hashing bounds concurrent password checks: each argon2id check takes
+	// 7 MiB and a core for a few milliseconds.
+	hashing chan struct{}
+	proxies []netip.Prefix
 }
 
 // NewService wires the sign-in service.
@@ -48,6 +55,7 @@ func NewService(accounts Accounts, tokens *Tokens) *Service {
 		tokens:    tokens,
 		byLogin:   NewThrottle(5, 15*time.Minute),
 		byAddress: NewThrottle(20, 15*time.Minute),
+		hashing:   make(chan struct{}, max(2, runtime.NumCPU()*2)),
 	}
 }
 
@@ -61,15 +69,33 @@ type Session struct {
 	UserID    string
 }
 
-var errBadCredentials = fault.Unauthorized("invalid login or password")
+var (
+	errBadCredentials = fault.Unauthorized("invalid login or password")
+	errThrottled      = fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later")
+)
+
+// verify checks a password with at most cap(s.hashing) checks at once.
+func (s *Service) verify(ctx context.Context, hash, password string) (bool, error) {
+	select {
+	case s.hashing <- struct{}{}:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+	defer func() { <-s.hashing }()
+	return VerifyPassword(hash, password)
+}
 
 // Login checks credentials. Wrong login and wrong password give the same
 // answer, in about the same time.
 func (s *Service) Login(ctx context.Context, login, password, authType, address string) (Session, error) {
 	login = strings.TrimSpace(login)
 	loginKey := strings.ToLower(login)
-	if s.byLogin.Blocked(loginKey) || s.byAddress.Blocked(address) {
-		return Session{}, fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later")
+	if !s.byLogin.Take(loginKey) {
+		return Session{}, errThrottled
+	}
+	if !s.byAddress.Take(address) {
+		s.byLogin.Refund(loginKey)
+		return Session{}, errThrottled
 	}
 	var acc Account
 	var err error
@@ -89,14 +115,16 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 	}
 	if err != nil {
 		if fault.Is(err, fault.CodeUnauthorized) {
-			s.byLogin.Fail(loginKey)
-			s.byAddress.Fail(address)
 			slog.InfoContext(ctx, "sign-in failed", "login", login, "address", address)
+		} else { // not a wrong password: the attempt does not count
+			s.byLogin.Refund(loginKey)
+			s.byAddress.Refund(address)
 		}
 		return Session{}, err
 	}
 	s.byLogin.Reset(loginKey)
-	tok, exp, err := s.tokens.Issue(acc.ID)
+	s.byAddress.Refund(address)
+	tok, exp, err := s.tokens.Issue(acc.ID, acc.TokenVersion)
 	if err != nil {
 		return Session{}, err
 	}
@@ -106,17 +134,20 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 func (s *Service) localAccount(ctx context.Context, login, password string) (Account, error) {
 	acc, err := s.accounts.AccountByLogin(ctx, login)
 	if fault.Is(err, fault.CodeNotFound) {
-		_, _ = VerifyPassword(dummyHash(), password)
+		_, _ = s.verify(ctx, dummyHash(), password)
 		return Account{}, errBadCredentials
 	}
 	if err != nil {
 		return Account{}, err
 	}
 	if acc.PasswordHash == "" || acc.IsSystem || acc.AuthSource != "local" {
-		_, _ = VerifyPassword(dummyHash(), password)
+		_, _ = s.verify(ctx, dummyHash(), password)
 		return Account{}, errBadCredentials
 	}
-	ok, err := VerifyPassword(acc.PasswordHash, password)
+	ok, err := s.verify(ctx, acc.PasswordHash, password)
+	if ctx.Err() != nil {
+		return Account{}, ctx.Err()
+	}
 	if err != nil || !ok || !acc.IsActive {
 		return Account{}, errBadCredentials
 	}
@@ -126,7 +157,7 @@ func (s *Service) localAccount(ctx context.Context, login, password string) (Acc
 // Authenticate resolves a token to a principal. Tokens of missing,
 // deactivated or system accounts are refused.
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
-	id, err := s.tokens.Verify(token)
+	id, version, err := s.tokens.Verify(token)
 	if err != nil {
 		return nil, fault.Unauthorized("invalid or expired token")
 	}
@@ -139,6 +170,9 @@ func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, e
 	}
 	if !acc.IsActive || acc.IsSystem {
 		return nil, fault.Unauthorized("the account is deactivated")
+	}
+	if version != acc.TokenVersion {
+		return nil, fault.Unauthorized("the token was revoked (password changed); sign in again")
 	}
 	return &Principal{UserID: acc.ID, Login: acc.Login, DisplayName: acc.DisplayName, IsAdmin: acc.IsAdmin}, nil
 }

@@ -25,16 +25,11 @@ func NewThrottle(limit int, win time.Duration) *Throttle {
 	return &Throttle{limit: limit, window: win, now: time.Now, hits: map[string]*window{}}
 }
 
-// Blocked reports whether key has used up its failures.
-func (t *Throttle) Blocked(key string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	w := t.hits[key]
-	return w != nil && t.now().Sub(w.start) < t.window && w.count >= t.limit
-}
-
-// Fail records one failure for key.
-func (t *Throttle) Fail(key string) {
+// Take reserves one attempt for key and reports whether it is allowed. The
+// check and the count are one step, so parallel attempts cannot all slip
+// through before the first failure is recorded; a successful attempt gives
+// its reservation back with Refund or Reset.
+func (t *Throttle) Take(key string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := t.now()
@@ -44,9 +39,22 @@ func (t *Throttle) Fail(key string) {
 	w := t.hits[key]
 	if w == nil || now.Sub(w.start) >= t.window {
 		t.hits[key] = &window{start: now, count: 1}
-		return
+		return true
+	}
+	if w.count >= t.limit {
+		return false
 	}
 	w.count++
+	return true
+}
+
+// Refund gives back one reservation of key.
+func (t *Throttle) Refund(key string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if w := t.hits[key]; w != nil && w.count > 0 {
+		w.count--
+	}
 }
 
 // Reset forgets key (after a successful sign-in).

@@ -26,10 +26,12 @@ func NewTokens(secret []byte, ttl time.Duration) (*Tokens, error) {
 
 type claims struct {
 	jwt.RegisteredClaims
+	// Version is the user's token_version when the token was issued.
+	Version int `json:"ver"`
 }
 
-// Issue returns a signed token for the user and its expiry.
-func (t *Tokens) Issue(userID string) (string, time.Time, error) {
+// Issue returns a signed token for the user (at its token version) and its expiry.
+func (t *Tokens) Issue(userID string, version int) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl)
 	c := claims{jwt.RegisteredClaims{
@@ -37,7 +39,7 @@ func (t *Tokens) Issue(userID string) (string, time.Time, error) {
 		Issuer:    "coreportal",
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(exp),
-	}}
+	}, version}
 	s, err := jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.secret)
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("sign token: %w", err)
@@ -52,15 +54,15 @@ var parser = jwt.NewParser(
 	jwt.WithLeeway(30*time.Second),
 )
 
-// Verify returns the user id of a valid token.
-func (t *Tokens) Verify(token string) (string, error) {
+// Verify returns the user id and token version of a valid token.
+func (t *Tokens) Verify(token string) (string, int, error) {
 	var c claims
 	_, err := parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil })
 	if err != nil {
-		return "", fmt.Errorf("verify token: %w", err)
+		return "", 0, fmt.Errorf("verify token: %w", err)
 	}
 	if c.Subject == "" {
-		return "", errors.New("verify token: no subject")
+		return "", 0, errors.New("verify token: no subject")
 	}
-	return c.Subject, nil
+	return c.Subject, c.Version, nil
 }

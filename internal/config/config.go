@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -43,6 +44,7 @@ type Config struct {
 	AccessLog         bool
 	MaxUploadBytes    int64
 	PprofAddr         string
+	TrustedProxies    []netip.Prefix
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -79,6 +81,7 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
 	c.MaxUploadBytes = int64(intVar(env("CORE_MAX_UPLOAD_MB", "100"), "CORE_MAX_UPLOAD_MB", &errs)) << 20
+	c.TrustedProxies = prefixesVar(env("CORE_TRUSTED_PROXIES", ""), "CORE_TRUSTED_PROXIES", &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
 	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))
@@ -171,6 +174,28 @@ func durVar(v, name string, errs *[]error) time.Duration {
 		*errs = append(*errs, fmt.Errorf("%s: %q is not a duration such as 12h", name, v))
 	}
 	return d
+}
+
+// prefixesVar parses a comma-separated list of IP addresses and CIDR ranges.
+func prefixesVar(v, name string, errs *[]error) []netip.Prefix {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			*errs = append(*errs, fmt.Errorf("%s: %q is not an IP address or CIDR range", name, f))
+			continue
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out
 }
 
 func boolVar(v, name string, errs *[]error) bool {

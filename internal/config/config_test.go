@@ -29,6 +29,13 @@ func TestLoad(t *testing.T) {
 		{name: "bad bus url", env: map[string]string{"CORE_BUS_URL": "nats://x"}, wantErr: "CORE_BUS_URL"},
 		{name: "bad log level", env: map[string]string{"CORE_LOG_LEVEL": "loud"}, wantErr: "CORE_LOG_LEVEL"},
 		{name: "short jwt secret", env: map[string]string{"CORE_JWT_SECRET": "short"}, wantErr: "CORE_JWT_SECRET"},
+		{name: "trusted proxies", env: map[string]string{"CORE_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.5"},
+			check: func(t *testing.T, c Config) {
+				if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.168.1.5/32" {
+					t.Fatalf("proxies %v", c.TrustedProxies)
+				}
+			}},
+		{name: "bad trusted proxy", env: map[string]string{"CORE_TRUSTED_PROXIES": "10.0.0.0/8,nope"}, wantErr: "CORE_TRUSTED_PROXIES"},
 		{name: "bad smtp port", env: map[string]string{"SMTP_PORT": "x"}, wantErr: "SMTP_PORT"},
 		{name: "several errors reported together", env: map[string]string{"SMTP_PORT": "x", "CORE_LOG_FORMAT": "xml"}, wantErr: "CORE_LOG_FORMAT"},
 	}

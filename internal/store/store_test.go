@@ -95,3 +95,41 @@ func TestStore(t *testing.T) {
 		})
 	})
 }
+
+func TestCanonicalUUID(t *testing.T) {
+	cases := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"0f8fad5b-d9cb-469f-a165-70867728950e", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
+		{"0F8FAD5B-D9CB-469F-A165-70867728950E", "0f8fad5b-d9cb-469f-a165-70867728950e", true},
+		{"urn:uuid:0f8fad5b-d9cb-469f-a165-70867728950e", "", false},
+		{"{0f8fad5b-d9cb-469f-a165-70867728950e}", "", false},
+		{"0f8fad5bd9cb469fa16570867728950e", "", false},
+		{"0f8fad5b-d9cb-469f-a165-70867728950x", "", false},
+		{"", "", false},
+	}
+	for _, c := range cases {
+		got, ok := store.CanonicalUUID(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("CanonicalUUID(%q) = %q, %v", c.in, got, ok)
+		}
+	}
+}
+
+func TestInvalidInputOnPostgres(t *testing.T) {
+	if storetest.PostgresURL(t) == "" {
+		t.Skip("TEST_DATABASE_URL not set")
+	}
+	db := storetest.OpenPostgres(t)
+	ctx := context.Background()
+	var s string
+	err := db.Q(ctx).QueryRowContext(ctx, "SELECT id FROM users WHERE id = ?", "urn:uuid:x").Scan(&s)
+	if !store.IsInvalidInput(err) {
+		t.Fatalf("bad uuid: %v", err)
+	}
+	_, err = db.W(ctx).ExecContext(ctx, "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, now())", "nul", "a\x00b")
+	if !store.IsInvalidInput(err) {
+		t.Fatalf("NUL: %v", err)
+	}
+}

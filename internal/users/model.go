@@ -24,6 +24,7 @@ type User struct {
 	ManagerUserID     string
 	AvatarHash        string
 	AvatarContentType string
+	TokenVersion      int
 	CreatedAt         time.Time
 	UpdatedAt         time.Time
 }

@@ -83,7 +83,7 @@ func (s *Service) forget(id string) {
 
 func account(u *User) auth.Account {
 	return auth.Account{ID: u.ID, Login: u.Login, DisplayName: u.DisplayName, AuthSource: u.AuthSource,
-		PasswordHash: u.PasswordHash, IsActive: u.IsActive, IsAdmin: u.IsCoreAdmin, IsSystem: u.IsSystem}
+		PasswordHash: u.PasswordHash, IsActive: u.IsActive, IsAdmin: u.IsCoreAdmin, IsSystem: u.IsSystem, TokenVersion: u.TokenVersion}
 }
 
 // AccountByLogin implements auth.Accounts.

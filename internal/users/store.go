@@ -13,7 +13,7 @@ import (
 
 const userColumns = `id, login, display_name, email, auth_source, COALESCE(password_hash, ''), is_active, is_core_admin,
 	is_seed_admin, is_system, COALESCE(external_id, ''), directory_attrs, COALESCE(CAST(manager_user_id AS TEXT), ''),
-	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), created_at, updated_at`
+	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), token_version, created_at, updated_at`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -22,7 +22,7 @@ func scanUser(r rowScanner) (*User, error) {
 	var attrs string
 	err := r.Scan(&u.ID, &u.Login, &u.DisplayName, &u.Email, &u.AuthSource, &u.PasswordHash, &u.IsActive, &u.IsCoreAdmin,
 		&u.IsSeedAdmin, &u.IsSystem, &u.ExternalID, &attrs, &u.ManagerUserID, &u.AvatarHash, &u.AvatarContentType,
-		&u.CreatedAt, &u.UpdatedAt)
+		&u.TokenVersion, &u.CreatedAt, &u.UpdatedAt)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +83,7 @@ func (s *Store) updateProfile(ctx context.Context, u *User) error {
 }
 
 func (s *Store) setPassword(ctx context.Context, id, hash string, at time.Time) error {
-	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?", hash, at, id)
+	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ?", hash, at, id)
 	if err != nil {
 		return fmt.Errorf("set password of %s: %w", id, err)
 	}

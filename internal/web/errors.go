@@ -11,6 +11,7 @@ import (
 
 	"coreportal/internal/applog"
 	"coreportal/internal/fault"
+	"coreportal/internal/store"
 )
 
 // ErrorInfo is the `error` object of the envelope.
@@ -56,7 +57,6 @@ var codeOf = map[int]fault.Code{
 	http.StatusLocked:                fault.CodeReadOnly,
 	http.StatusTooManyRequests:       fault.CodeRateLimited,
 	http.StatusServiceUnavailable:    fault.CodeUnavailable,
-	http.StatusUnsupportedMediaType:  fault.CodeValidation,
 }
 
 // FromError is the one place where errors become HTTP answers. Domain errors
@@ -73,6 +73,10 @@ func FromError(ctx context.Context, err error) *APIError {
 			st = http.StatusInternalServerError
 		}
 		return &APIError{status: st, Err: ErrorInfo{Code: fe.Code, Message: fe.Message, Details: fe.Details}}
+	}
+	if store.IsInvalidInput(err) {
+		slog.WarnContext(ctx, "invalid value reached the database", "err", err)
+		return &APIError{status: http.StatusBadRequest, Err: ErrorInfo{Code: fault.CodeValidation, Message: "a value in the request is not valid for its field"}}
 	}
 	if errors.Is(err, context.Canceled) {
 		return &APIError{status: 499, Err: ErrorInfo{Code: fault.CodeUnavailable, Message: "request cancelled"}}
@@ -93,7 +97,7 @@ func internalError(ctx context.Context) *APIError {
 // malformed JSON, body too large) use the envelope. Huma reports schema
 // violations as 422; the contract wants 400 VALIDATION_ERROR.
 func newHumaError(status int, msg string, errs ...error) huma.StatusError {
-	if status == http.StatusUnprocessableEntity {
+	if status == http.StatusUnprocessableEntity || status == http.StatusUnsupportedMediaType {
 		status = http.StatusBadRequest
 	}
 	code, ok := codeOf[status]

@@ -49,17 +49,6 @@ func saneID(id string) bool {
 	return true
 }
 
-// DefaultJSON treats a body sent without Content-Type as JSON, as scripts
-// calling the API often omit the header.
-func DefaultJSON(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength != 0 && r.Header.Get("Content-Type") == "" {
-			r.Header.Set("Content-Type", "application/json")
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
 // StatusRecorder remembers the status written.
 type StatusRecorder struct {
 	http.ResponseWriter

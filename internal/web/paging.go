@@ -2,7 +2,7 @@ package web
 
 // PageQuery is embedded in list inputs.
 type PageQuery struct {
-	Page  int `query:"page" minimum:"1" default:"1" doc:"page number, from 1"`
+	Page  int `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"page number, from 1"`
 	Limit int `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"page size, 1-500"`
 }
 
