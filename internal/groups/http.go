@@ -3,6 +3,7 @@ package groups
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -20,7 +21,7 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	op := web.Op(http.MethodGet, "/groups", "listGroups", "All groups, or a picker search", web.User, "groups")
-	op.Description = "Without q: every group with members_count, administrators only. With q: up to 20 groups whose name or description contains q (case-insensitive), for any signed-in user (pickers)."
+	op.Description = "Without q (or with a q of only spaces): every group with members_count, administrators only. With q (trimmed): up to 20 groups whose name or description contains q (case-insensitive), for any signed-in user (pickers)."
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/groups", "createGroup", "Create a portal group", web.Admin, "groups")
 	web.Register(api, op, h.create)
@@ -33,7 +34,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Administrators only. The group's permission records are deleted with it (they stop applying at once). domain_linked groups answer 400 VALIDATION_ERROR."
 	web.Register(api, op, h.delete)
 	op = web.Op(http.MethodPost, "/groups/{id}/members", "addGroupMember", "Add a member", web.Admin, "groups")
-	op.Description = "Administrators only; portal groups only (domain_linked: 400). Body { userId } for an existing user, or the directory identity { externalId, login, displayName, email }: the user is found by externalId, then by login, else created as a domain user. Adding a member twice is a no-op. Answers the group with members."
+	op.Description = "Administrators only; portal groups only (domain_linked: 400). Body { userId } for an existing user, or the directory identity { externalId, login, displayName, email }: the user is found by externalId, then by login among domain users not yet linked to the directory (they get the externalId), else created as a domain user. A login held by a local account or by another directory account answers 409 CONFLICT (details.field login): local accounts are never taken over from the directory. userId must be in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (any case). Adding a member twice is a no-op. Answers the group with members."
 	web.Register(api, op, h.addMember)
 	op = web.Op(http.MethodDelete, "/groups/{id}/members/{userId}", "removeGroupMember", "Remove a member", web.Admin, "groups")
 	op.Description = "Administrators only; portal groups only (domain_linked: 400); 404 when the user is not a member."
@@ -45,12 +46,15 @@ type groupsListIn struct {
 }
 
 func (h *Handler) list(ctx context.Context, in *groupsListIn) (*web.Out[[]*Group], error) {
-	if in.Q == "" {
+	// Decide on the trimmed q, as the service searches with it: a blank q
+	// (spaces only) is the full listing with members_count, administrators only.
+	q := strings.TrimSpace(in.Q)
+	if q == "" {
 		if _, err := auth.RequireAdmin(ctx); err != nil {
 			return nil, err
 		}
 	}
-	gs, err := h.svc.List(ctx, in.Q)
+	gs, err := h.svc.List(ctx, q)
 	if err != nil {
 		return nil, err
 	}

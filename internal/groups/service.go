@@ -214,7 +214,10 @@ func (s *Service) AddMember(ctx context.Context, groupID string, m NewMember) (*
 		case m.UserID != "" && m.Directory != nil:
 			return fault.Validation("userId", "send either userId or the directory identity, not both")
 		case m.UserID != "":
-			u, err := s.users.Get(ctx, m.UserID)
+			if userID, err = acl.CanonicalField("userId", m.UserID); err != nil {
+				return err
+			}
+			u, err := s.users.Get(ctx, userID)
 			if err != nil {
 				if fault.Is(err, fault.CodeNotFound) {
 					return fault.NotFound("user").With("field", "userId")

@@ -168,5 +168,5 @@ func (s *Service) Move(ctx context.Context, p *auth.Principal, nodeID, itemID, d
 	if err != nil {
 		return nil, err
 	}
-	return s.tree(ctx, nodeID, nil)
+	return s.editorTree(ctx, nodeID, p)
 }

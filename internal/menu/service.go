@@ -56,7 +56,9 @@ func New(db *store.DB, engine *acl.Engine, n *nodes.Service, r *routes.Service) 
 	return &Service{db: db, st: &menuStore{db: db}, acl: engine, nodes: n, routes: r, now: time.Now}
 }
 
-// system resolves links independently of who edits the menu.
+// system builds the canonical path of a bound resource once the caller's view
+// right on it has been checked (visibleLink); links typed by an editor are
+// always resolved as that editor (normalizeLink).
 var system = &auth.Principal{UserID: "00000000-0000-0000-0000-000000000000", IsAdmin: true, IsSystem: true}
 
 var aclTypes = map[string]acl.Type{"node": acl.Node, "list": acl.List, "library": acl.Library, "page": acl.Page, "survey": acl.Survey}
@@ -182,8 +184,42 @@ func toItem(r row) *Item {
 	return it
 }
 
+// editorTree is the node's own items unfiltered (editors manage every item),
+// with the binding (resourceType, resourceId) of items pointing at resources
+// the caller cannot view left out, so that the editor view never names them.
+func (s *Service) editorTree(ctx context.Context, nodeID string, p *auth.Principal) ([]*Item, error) {
+	items, err := s.tree(ctx, nodeID, nil)
+	if err != nil {
+		return nil, err
+	}
+	return items, s.redact(ctx, p, items)
+}
+
+// redact drops the bindings of items whose resource p cannot view.
+func (s *Service) redact(ctx context.Context, p *auth.Principal, items []*Item) error {
+	for _, it := range items {
+		if it.ResourceID != nil && it.ResourceType != nil {
+			lvl := acl.None
+			if t, ok := aclTypes[*it.ResourceType]; ok {
+				var err error
+				if lvl, err = s.acl.Level(ctx, p, acl.Ref{Type: t, ID: *it.ResourceID}); err != nil {
+					return err
+				}
+			}
+			if lvl < acl.View {
+				it.ResourceType, it.ResourceID = nil, nil
+			}
+		}
+		if err := s.redact(ctx, p, it.Children); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Manage returns the editor data (edit on the node): settings, the node's own
-// items unfiltered, and the inherited items for reference.
+// items unfiltered (bindings to resources the caller cannot view left out),
+// and the inherited items for reference.
 func (s *Service) Manage(ctx context.Context, p *auth.Principal, nodeID string) (Settings, []*Item, []*Item, error) {
 	if err := s.acl.Require(ctx, p, nodes.Ref(nodeID), acl.Edit); err != nil {
 		return Settings{}, nil, nil, err
@@ -192,7 +228,7 @@ func (s *Service) Manage(ctx context.Context, p *auth.Principal, nodeID string) 
 	if err != nil {
 		return Settings{}, nil, nil, err
 	}
-	own, err := s.tree(ctx, nodeID, nil)
+	own, err := s.editorTree(ctx, nodeID, p)
 	if err != nil {
 		return Settings{}, nil, nil, err
 	}
@@ -220,7 +256,11 @@ func (s *Service) SaveSettings(ctx context.Context, p *auth.Principal, nodeID st
 
 // normalizeLink turns a link into its stored form: canonical slug path (hash
 // links converted), bound to the resource it points at when it resolves.
-func (s *Service) normalizeLink(ctx context.Context, link string) (string, string, string, error) {
+// Links resolve as the caller: a target the caller cannot view is treated
+// exactly like a missing one (a path is kept as written and bound to nothing,
+// a hash link is a 400 with the same message), so that an editor learns
+// neither the id, nor the slug path, nor the existence of hidden resources.
+func (s *Service) normalizeLink(ctx context.Context, p *auth.Principal, link string) (string, string, string, error) {
 	link = strings.TrimSpace(link)
 	low := strings.ToLower(link)
 	switch {
@@ -235,12 +275,12 @@ func (s *Service) normalizeLink(ctx context.Context, link string) (string, strin
 	var err error
 	switch {
 	case strings.Contains(link, "#"):
-		res, err = s.routes.Legacy(ctx, system, link)
+		res, err = s.routes.Legacy(ctx, p, link)
 		if err != nil {
 			return "", "", "", fault.Validation("link", "the hash-style link %q does not point at an existing node or resource", link)
 		}
 	case strings.HasPrefix(link, "/"):
-		res, err = s.routes.Resolve(ctx, system, link)
+		res, err = s.routes.Resolve(ctx, p, link)
 		if err != nil {
 			if fault.Is(err, fault.CodeNotFound) {
 				return link, "", "", nil // a portal path that does not resolve (yet): kept as written
@@ -287,7 +327,12 @@ func (s *Service) AddItem(ctx context.Context, p *auth.Principal, nodeID string,
 	if err != nil {
 		return nil, err
 	}
-	link, rt, rid, err := s.normalizeLink(ctx, in.Link)
+	parentID, err := acl.CanonicalField("parentItemId", in.ParentItemID)
+	if err != nil {
+		return nil, err
+	}
+	in.ParentItemID = parentID
+	link, rt, rid, err := s.normalizeLink(ctx, p, in.Link)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +383,7 @@ func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, nodeID, ite
 			}
 		}
 		if in.Link != nil {
-			if x.Link, x.ResourceType, x.ResourceID, err = s.normalizeLink(ctx, *in.Link); err != nil {
+			if x.Link, x.ResourceType, x.ResourceID, err = s.normalizeLink(ctx, p, *in.Link); err != nil {
 				return err
 			}
 		}
@@ -351,7 +396,8 @@ func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, nodeID, ite
 	if err != nil {
 		return nil, err
 	}
-	return toItem(out), nil
+	it := toItem(out)
+	return it, s.redact(ctx, p, []*Item{it})
 }
 
 func (s *Service) itemOf(ctx context.Context, nodeID, itemID string) (row, error) {

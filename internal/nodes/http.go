@@ -52,11 +52,11 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]*Node], err
 
 type nodesCreateIn struct {
 	Body struct {
-		ParentID    *string `json:"parentId,omitempty" format:"uuid" required:"false" nullable:"true"`
+		ParentID    *string `json:"parentId,omitempty" format:"uuid" required:"false" nullable:"true" doc:"parent node id, xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx (any case; urn:uuid:, braces and 32-hex are refused)"`
 		Slug        string  `json:"slug" maxLength:"100"`
 		Title       string  `json:"title" maxLength:"200"`
 		Description string  `json:"description,omitempty" maxLength:"4000"`
-		SortOrder   int     `json:"sortOrder,omitempty"`
+		SortOrder   int     `json:"sortOrder,omitempty" minimum:"-2147483648" maximum:"2147483647" doc:"position among siblings (32-bit integer)"`
 	}
 }
 
@@ -96,7 +96,7 @@ type nodesUpdateIn struct {
 		Slug        *string   `json:"slug,omitempty" maxLength:"100"`
 		Title       *string   `json:"title,omitempty" maxLength:"200"`
 		Description *string   `json:"description,omitempty" maxLength:"4000"`
-		SortOrder   *int      `json:"sortOrder,omitempty"`
+		SortOrder   *int      `json:"sortOrder,omitempty" minimum:"-2147483648" maximum:"2147483647" doc:"position among siblings (32-bit integer)"`
 	}
 }
 

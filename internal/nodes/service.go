@@ -2,6 +2,7 @@ package nodes
 
 import (
 	"context"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -140,6 +141,26 @@ func checkDescription(d string) error {
 	return nil
 }
 
+// checkSortOrder keeps sortOrder within the 32-bit integer column of PostgreSQL
+// (SQLite would store anything, so the two databases must not disagree).
+func checkSortOrder(v int) error {
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		return fault.Validation("sortOrder", "sortOrder must be between %d and %d", math.MinInt32, math.MaxInt32)
+	}
+	return nil
+}
+
+// canonicalParent turns a parentId from a request body into the canonical
+// lower-case form the ids are stored in (upper case is accepted; urn:uuid:,
+// braces and 32-hex are a 400): an odd spelling must neither miss the stored
+// id nor reach PostgreSQL's uuid parser.
+func canonicalParent(id string) (string, error) {
+	if id == "" {
+		return "", fault.Validation("parentId", "parentId must be a UUID")
+	}
+	return acl.CanonicalField("parentId", id)
+}
+
 // checkParent: administrators create and move nodes at the root; under a
 // parent the caller needs edit on that parent.
 func (s *Service) checkParent(ctx context.Context, p *auth.Principal, parent string) error {
@@ -149,7 +170,7 @@ func (s *Service) checkParent(ctx context.Context, p *auth.Principal, parent str
 		}
 		return nil
 	}
-	if _, err := uuid.Parse(parent); err != nil {
+	if _, ok := acl.CanonicalUUID(parent); !ok {
 		return fault.Validation("parentId", "parentId must be a UUID")
 	}
 	if err := s.acl.Require(ctx, p, Ref(parent), acl.Edit); err != nil {
@@ -171,6 +192,14 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNode) (*N
 		return nil, err
 	}
 	if err := checkDescription(in.Description); err != nil {
+		return nil, err
+	}
+	if in.ParentID != "" {
+		if in.ParentID, err = canonicalParent(in.ParentID); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSortOrder(in.SortOrder); err != nil {
 		return nil, err
 	}
 	if err := s.checkParent(ctx, p, in.ParentID); err != nil {
@@ -241,6 +270,9 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 			n.Description = *in.Description
 		}
 		if in.SortOrder != nil {
+			if err := checkSortOrder(*in.SortOrder); err != nil {
+				return err
+			}
 			n.SortOrder = *in.SortOrder
 		}
 		moved := false
@@ -248,6 +280,8 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 			np := in.Parent.Value
 			if in.Parent.Null {
 				np = ""
+			} else if np, err = canonicalParent(np); err != nil {
+				return err
 			}
 			if np != n.Parent() {
 				if err := s.checkParent(ctx, p, np); err != nil {

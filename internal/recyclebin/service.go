@@ -87,15 +87,51 @@ func (s *Service) Add(ctx context.Context, e Entry) (string, error) {
 	return e.ID, nil
 }
 
+// scopeLevel reports whether an entry's scope (the list, library or folder it
+// lived in; the node for a deleted list) is still a registered resource, and
+// p's level on it. A scope that is gone (a deleted list) is not registered.
+func (s *Service) scopeLevel(ctx context.Context, p *auth.Principal, scopeID string) (bool, acl.Level, error) {
+	ref := acl.Ref{Type: acl.List, ID: scopeID} // the engine looks resources up by id alone
+	ok, err := s.acl.Exists(ctx, ref)
+	if err != nil || !ok {
+		return false, acl.None, err
+	}
+	lvl, err := s.acl.Level(ctx, p, ref)
+	return true, lvl, err
+}
+
 // List returns one page of a node's entries, newest first. Needs edit on the
 // node: the bin shows titles of content that ordinary readers no longer see.
+// An entry whose scope is still registered is listed only when p has view on
+// the scope, so that items and files behind an isolated list or library (or
+// on a list p cannot view) do not leak their titles; entries whose scope is
+// gone follow the node rule alone.
 func (s *Service) List(ctx context.Context, p *auth.Principal, nodeID string, offset, limit int) ([]Entry, int, error) {
 	if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: nodeID}, acl.Edit); err != nil {
 		return nil, 0, err
 	}
-	return s.st.list(ctx, nodeID, offset, limit)
+	var hidden []string
+	if !p.IsAdmin { // administrators have every right on every registered scope
+		scopes, err := s.st.scopes(ctx, nodeID)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, sc := range scopes {
+			registered, lvl, err := s.scopeLevel(ctx, p, sc)
+			if err != nil {
+				return nil, 0, err
+			}
+			if registered && lvl < acl.View {
+				hidden = append(hidden, sc)
+			}
+		}
+	}
+	return s.st.list(ctx, nodeID, hidden, offset, limit)
 }
 
+// entryOf loads an entry for restore or purge: delete on the node and, while
+// the entry's scope is registered, delete on the scope too (404 when p cannot
+// view the scope, as if the entry did not exist; 403 when p views it only).
 func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryID string) (Entry, kind, error) {
 	if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: nodeID}, acl.Delete); err != nil {
 		return Entry{}, kind{}, err
@@ -110,6 +146,16 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 	if err != nil {
 		return Entry{}, kind{}, err
 	}
+	registered, lvl, err := s.scopeLevel(ctx, p, e.ScopeID)
+	if err != nil {
+		return Entry{}, kind{}, err
+	}
+	if registered && lvl < acl.View {
+		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
+	}
+	if registered && lvl < acl.Delete {
+		return Entry{}, kind{}, fault.Forbidden("delete right on the list, library or folder this entry was deleted from is required")
+	}
 	h, ok := s.kind(e.Kind)
 	if !ok {
 		return Entry{}, kind{}, fault.Conflict("entries of kind %q cannot be handled by this service", e.Kind)
@@ -117,7 +163,8 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 	return e, h, nil
 }
 
-// Restore puts an entry's content back (delete on the node) and removes the entry.
+// Restore puts an entry's content back (delete on the node, and on the scope
+// while it is registered) and removes the entry.
 func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryID string) (Entry, error) {
 	var out Entry
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -137,7 +184,8 @@ func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryI
 	return out, err
 }
 
-// Purge deletes one entry for good (delete on the node).
+// Purge deletes one entry for good (delete on the node, and on the scope while
+// it is registered).
 func (s *Service) Purge(ctx context.Context, p *auth.Principal, nodeID, entryID string) error {
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		e, h, err := s.entryOf(ctx, p, nodeID, entryID)

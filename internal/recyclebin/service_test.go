@@ -119,3 +119,92 @@ func TestRecycleBin(t *testing.T) {
 		}
 	})
 }
+
+// TestRecycleBinScopes: entries of content behind a list that does not inherit
+// from the node are neither listed nor restorable / purgeable for a node
+// editor who cannot view (or delete in) that list; entries whose list is gone
+// follow the node rule.
+func TestRecycleBinScopes(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		engine := acl.New(db, bus.NewMemory())
+		bin := recyclebin.New(db, engine)
+		bin.RegisterKind("list_item", func(context.Context, recyclebin.Entry) error { return nil }, func(context.Context, recyclebin.Entry) error { return nil })
+		node := acl.Ref{Type: acl.Node, ID: uuid.NewString()}
+		secret := acl.Ref{Type: acl.List, ID: uuid.NewString()} // isolated from the node
+		open := acl.Ref{Type: acl.List, ID: uuid.NewString()}   // inherits from the node
+		for _, r := range []struct {
+			ref    acl.Ref
+			parent *acl.Ref
+		}{{node, nil}, {secret, &node}, {open, &node}} {
+			if err := engine.Register(ctx, r.ref, r.parent); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := engine.SetInherits(ctx, secret, false); err != nil {
+			t.Fatal(err)
+		}
+		editor := &auth.Principal{UserID: uuid.NewString()}
+		admin := &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}
+		if _, err := engine.Grant(ctx, node, acl.PrincipalUser, editor.UserID, acl.Delete); err != nil {
+			t.Fatal(err)
+		}
+		add := func(title, scope string) string {
+			id, err := bin.Add(ctx, recyclebin.Entry{NodeID: node.ID, Kind: "list_item", Title: title, ScopeID: scope})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		hiddenID := add("salaries", secret.ID)
+		add("agenda", open.ID)
+		goneID := add("from a purged list", uuid.NewString()) // scope no longer registered
+		add("a list", node.ID)
+
+		titles := func(p *auth.Principal) (map[string]bool, int) {
+			es, total, err := bin.List(ctx, p, node.ID, 0, 50)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]bool{}
+			for _, e := range es {
+				got[e.Title] = true
+			}
+			return got, total
+		}
+		if got, total := titles(editor); total != 3 || len(got) != 3 || got["salaries"] {
+			t.Fatalf("editor sees %v (total %d)", got, total)
+		}
+		if got, total := titles(admin); total != 4 || !got["salaries"] {
+			t.Fatalf("admin sees %v (total %d)", got, total)
+		}
+		if _, err := bin.Restore(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeNotFound) {
+			t.Fatalf("restore behind the boundary: %v", err)
+		}
+		if err := bin.Purge(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeNotFound) {
+			t.Fatalf("purge behind the boundary: %v", err)
+		}
+		// view on the list: listed, but restore / purge need delete on it
+		if _, err := engine.Grant(ctx, secret, acl.PrincipalUser, editor.UserID, acl.View); err != nil {
+			t.Fatal(err)
+		}
+		if got, total := titles(editor); total != 4 || !got["salaries"] {
+			t.Fatalf("editor with view sees %v (total %d)", got, total)
+		}
+		if _, err := bin.Restore(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeForbidden) {
+			t.Fatalf("restore with view only: %v", err)
+		}
+		if err := bin.Purge(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeForbidden) {
+			t.Fatalf("purge with view only: %v", err)
+		}
+		if _, err := engine.Grant(ctx, secret, acl.PrincipalUser, editor.UserID, acl.Delete); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bin.Restore(ctx, editor, node.ID, hiddenID); err != nil {
+			t.Fatalf("restore with delete on the list: %v", err)
+		}
+		if err := bin.Purge(ctx, editor, node.ID, goneID); err != nil {
+			t.Fatalf("purge of an entry whose list is gone: %v", err)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"coreportal/internal/store"
@@ -73,13 +74,41 @@ func (s *binStore) many(ctx context.Context, q string, args ...any) ([]Entry, er
 	return out, rows.Err()
 }
 
-func (s *binStore) list(ctx context.Context, nodeID string, offset, limit int) ([]Entry, int, error) {
+// list pages a node's entries, newest first, leaving out the entries whose
+// scope_id is in hidden.
+func (s *binStore) list(ctx context.Context, nodeID string, hidden []string, offset, limit int) ([]Entry, int, error) {
+	where := "node_id = ?"
+	args := []any{nodeID}
+	if len(hidden) > 0 {
+		where += " AND scope_id NOT IN (?" + strings.Repeat(", ?", len(hidden)-1) + ")"
+		for _, h := range hidden {
+			args = append(args, h)
+		}
+	}
 	var total int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM recycle_bin WHERE node_id = ?", nodeID).Scan(&total); err != nil {
+	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM recycle_bin WHERE "+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count recycle-bin entries: %w", err)
 	}
-	es, err := s.many(ctx, "node_id = ? ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?", nodeID, limit, offset)
+	es, err := s.many(ctx, where+" ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?", append(args, limit, offset)...)
 	return es, total, err
+}
+
+// scopes returns the distinct scope ids of a node's entries.
+func (s *binStore) scopes(ctx context.Context, nodeID string) ([]string, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT DISTINCT scope_id FROM recycle_bin WHERE node_id = ?", nodeID)
+	if err != nil {
+		return nil, fmt.Errorf("scopes of recycle-bin entries: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("scopes of recycle-bin entries: %w", err)
+		}
+		out = append(out, id)
+	}
+	return out, rows.Err()
 }
 
 func (s *binStore) olderThan(ctx context.Context, before time.Time, limit int) ([]Entry, error) {

@@ -91,6 +91,16 @@ func (s *Service) Resolve(ctx context.Context, p *auth.Principal, raw string) (*
 	if len(segs) == 0 {
 		return &RouteResult{Type: "home", Path: "/"}, nil
 	}
+	if segs[0] == "groups" || segs[0] == "nodes" {
+		// ids inside the path come back in the canonical lower-case form
+		// they are stored in (an upper-case id would never match).
+		for i, sg := range segs {
+			if isUUID(sg) {
+				segs[i] = strings.ToLower(sg)
+			}
+		}
+		query = canonicalQuery(query)
+	}
 	switch segs[0] {
 	case "groups":
 		return s.groupRoute(segs)
@@ -165,6 +175,16 @@ func (s *Service) Resolve(ctx context.Context, p *auth.Principal, raw string) (*
 	r := &RouteResult{Type: typ, NodeID: ptr(nodeID), ResourceID: ptr(id), Path: "/" + strings.Join(segs, "/")}
 	setTyped(r, k.kind, id)
 	return r, nil
+}
+
+// canonicalQuery lower-cases a UUID parentId of /nodes/new?parentId=.
+func canonicalQuery(query string) string {
+	q, err := url.ParseQuery(query)
+	if err != nil || !isUUID(q.Get("parentId")) {
+		return query
+	}
+	q.Set("parentId", strings.ToLower(q.Get("parentId")))
+	return q.Encode()
 }
 
 func setTyped(r *RouteResult, kind, id string) {

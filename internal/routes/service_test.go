@@ -2,6 +2,7 @@ package routes_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -128,6 +129,36 @@ func TestContentRoutes(t *testing.T) {
 		}
 		if l, err := svc.Legacy(ctx, admin, "#/pages/"+idOf("page")); err != nil || l.Path != "/a/pages/welcome" {
 			t.Fatalf("legacy page: %+v %v", l, err)
+		}
+	})
+}
+
+// TestRouteIDsCanonical: ids written in upper case inside a route path resolve
+// to the stored lower-case ids (they used to miss and answer 404).
+func TestRouteIDsCanonical(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		engine := acl.New(db, bus.NewMemory())
+		ns := nodes.New(db, engine)
+		svc := routes.New(ns, engine)
+		admin := &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}
+		a, err := ns.Create(ctx, admin, nodes.NewNode{Slug: "a", Title: "A"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		up := strings.ToUpper(a.ID)
+		r, err := svc.Resolve(ctx, admin, "/nodes/"+up+"/edit")
+		if err != nil || *r.NodeID != a.ID || r.Path != "/nodes/"+a.ID+"/edit" {
+			t.Fatalf("edit route %+v %v", r, err)
+		}
+		r, err = svc.Resolve(ctx, admin, "/nodes/new?parentId="+up)
+		if err != nil || *r.ParentID != a.ID {
+			t.Fatalf("new route %+v %v", r, err)
+		}
+		g := uuid.NewString()
+		r, err = svc.Resolve(ctx, admin, "/groups/"+strings.ToUpper(g))
+		if err != nil || *r.GroupID != g {
+			t.Fatalf("group route %+v %v", r, err)
 		}
 	})
 }

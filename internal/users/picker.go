@@ -174,8 +174,11 @@ type DirectoryUser struct {
 	Email       string
 }
 
-// UpsertDomainUser finds a user by external id, else by login, and creates a
-// domain user when neither exists; it returns the user id.
+// UpsertDomainUser finds a user by external id, else a domain user by login
+// that has no directory id yet (it is linked), and creates a domain user when
+// neither exists; it returns the user id. A login held by a local account (or
+// by another directory account) is a 409 CONFLICT on field login: local
+// accounts are never taken over nor overwritten from the directory.
 func (s *Service) UpsertDomainUser(ctx context.Context, in DirectoryUser) (string, error) {
 	ext := strings.TrimSpace(in.ExternalID)
 	login := strings.TrimSpace(in.Login)
@@ -208,8 +211,15 @@ func (s *Service) UpsertDomainUser(ctx context.Context, in DirectoryUser) (strin
 		}
 		now := s.now().UTC()
 		if u, err := s.st.byLogin(ctx, login); err == nil {
-			if u.IsSystem || u.ExternalID != "" && u.ExternalID != ext {
-				return fault.Conflict("login %q belongs to another account", login).With("field", "login")
+			// Only a domain account still waiting for its directory id may be
+			// linked: attaching a directory identity to a local account (the
+			// bootstrap administrator, say) would let whoever controls the
+			// directory data rewrite and later sign in as that account.
+			if u.IsSystem || u.AuthSource != "domain" {
+				return fault.Conflict("login %q belongs to a local account: a directory identity cannot be attached to it", login).With("field", "login")
+			}
+			if u.ExternalID != "" && u.ExternalID != ext {
+				return fault.Conflict("login %q belongs to another directory account", login).With("field", "login")
 			}
 			u.ExternalID, u.DisplayName, u.Email, u.UpdatedAt = ext, display, email, now
 			if err := s.st.setDirectoryIdentity(ctx, u); err != nil {
