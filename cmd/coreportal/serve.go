@@ -14,10 +14,12 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/google/uuid"
 
+	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
 	"coreportal/internal/licence"
+	"coreportal/internal/nodes"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/system"
@@ -34,6 +36,8 @@ type app struct {
 	licence  *licence.Service
 	users    *users.Service
 	auth     *auth.Service
+	acl      *acl.Engine
+	nodes    *nodes.Service
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -97,6 +101,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
+	a.buildAccess()
 	return a, nil
 }
 
@@ -119,6 +124,7 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
+		nodes.NewHandler(a.nodes),
 	} {
 		r.Register(api)
 	}

@@ -82,3 +82,7 @@ func runGuarded(ctx context.Context, tx *Tx, fn func(context.Context, *Tx) error
 	}()
 	return fn(ctx, tx)
 }
+
+// InTransaction reports whether ctx carries a transaction (caches must not be
+// read or filled from inside one: it may see uncommitted changes).
+func InTransaction(ctx context.Context) bool { return txFrom(ctx) != nil }
