@@ -16,9 +16,11 @@ import (
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
+	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
 	"coreportal/internal/licence"
+	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
@@ -38,6 +40,8 @@ type app struct {
 	auth     *auth.Service
 	acl      *acl.Engine
 	nodes    *nodes.Service
+	lists    *lists.Service
+	blobs    blob.Store
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -102,6 +106,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	}
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
+	if err := a.buildLists(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -120,11 +127,14 @@ func (a *app) routes() http.Handler {
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
+	listsHTTP := lists.NewHandler(a.lists)
+	a.mountLists(mux, listsHTTP)
 	for _, r := range []interface{ Register(huma.API) }{
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
 		nodes.NewHandler(a.nodes),
+		listsHTTP,
 	} {
 		r.Register(api)
 	}

@@ -140,4 +140,6 @@ func (l *Local) Delete(_ context.Context, key string) error {
 }
 
 // KeyFor builds a key from a prefix and an id (ids are UUIDs, lower-cased).
-func KeyFor(prefix, id string) string { return prefix + "/" + strings.ToLower(id[:2]) + "/" + strings.ToLower(id) }
+func KeyFor(prefix, id string) string {
+	return prefix + "/" + strings.ToLower(id[:2]) + "/" + strings.ToLower(id)
+}

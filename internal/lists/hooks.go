@@ -39,4 +39,6 @@ func (s *Service) UseBlobs(b Blobs, maxUpload int64) {
 }
 
 // OnItemSaved sets the live-event publisher called after PATCH and quick-edit commits.
-func (s *Service) OnItemSaved(fn func(ctx context.Context, listID string, number int64, item any)) { s.publish = fn }
+func (s *Service) OnItemSaved(fn func(ctx context.Context, listID string, number int64, item any)) {
+	s.publish = fn
+}

@@ -40,7 +40,7 @@ func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Servi
 	return s
 }
 
-func listRef(id string) acl.Ref { return acl.Ref{Type: acl.List, ID: id} }
+func listRef(id string) acl.Ref   { return acl.Ref{Type: acl.List, ID: id} }
 func itemRef(guid string) acl.Ref { return acl.Ref{Type: acl.ListItem, ID: guid} }
 
 // schema is a list with its fields.

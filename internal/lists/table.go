@@ -112,7 +112,9 @@ func (s *Store) dropColumns(ctx context.Context, l *List, f *field.Def) error {
 	return nil
 }
 
-func indexName(l *List, col string) string { return "ix" + strings.TrimPrefix(l.Table, "li") + "_" + col }
+func indexName(l *List, col string) string {
+	return "ix" + strings.TrimPrefix(l.Table, "li") + "_" + col
+}
 
 // ensureIndex creates the index of a column that views sort or filter on.
 func (s *Store) ensureIndex(ctx context.Context, l *List, col string) error {

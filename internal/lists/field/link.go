@@ -92,6 +92,8 @@ func (linkKind) Search(_ *Def, v any) string {
 	return l.URL + " " + l.Description
 }
 
-func (linkKind) Filter(f *Def, op string, o Operand) (string, []any, error) { return textFilter(f, op, o) }
+func (linkKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return textFilter(f, op, o)
+}
 
 func (linkKind) SortExpr(f *Def) string { return f.CI() }

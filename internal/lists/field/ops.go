@@ -9,11 +9,11 @@ import (
 
 // Operators of the filter format.
 const (
-	OpEq, OpNe, OpContains, OpStartsWith       = "eq", "ne", "contains", "startsWith"
-	OpGt, OpGte, OpLt, OpLte                   = "gt", "gte", "lt", "lte"
-	OpIsEmpty, OpIsNotEmpty, OpIn              = "isEmpty", "isNotEmpty", "in"
-	PlaceholderMe, PlaceholderToday            = "[Я]", "[Сегодня]"
-	maxInValues                                = 500
+	OpEq, OpNe, OpContains, OpStartsWith = "eq", "ne", "contains", "startsWith"
+	OpGt, OpGte, OpLt, OpLte             = "gt", "gte", "lt", "lte"
+	OpIsEmpty, OpIsNotEmpty, OpIn        = "isEmpty", "isNotEmpty", "in"
+	PlaceholderMe, PlaceholderToday      = "[Я]", "[Сегодня]"
+	maxInValues                          = 500
 )
 
 // Operators lists every operator.

@@ -87,7 +87,9 @@ func (k textKind) Search(_ *Def, v any) string {
 	return s
 }
 
-func (textKind) Filter(f *Def, op string, o Operand) (string, []any, error) { return textFilter(f, op, o) }
+func (textKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return textFilter(f, op, o)
+}
 
 func (textKind) SortExpr(f *Def) string { return f.CI() }
 
