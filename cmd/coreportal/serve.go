@@ -40,6 +40,7 @@ type app struct {
 	auth     *auth.Service
 	acl      *acl.Engine
 	nodes    *nodes.Service
+	access   access
 	lists    *lists.Service
 	blobs    blob.Store
 	// loops run in every process (cache listeners, refreshers)
@@ -133,9 +134,11 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
-		nodes.NewHandler(a.nodes),
 		listsHTTP,
 	} {
+		r.Register(api)
+	}
+	for _, r := range a.accessHandlers() {
 		r.Register(api)
 	}
 	mux.HandleFunc("/", web.NotFound)

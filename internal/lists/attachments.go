@@ -20,8 +20,8 @@ import (
 	"coreportal/internal/store"
 )
 
-// Attachment is the record of CONTRACT.md.
-type Attachment struct {
+// ItemAttachment is the record of CONTRACT.md.
+type ItemAttachment struct {
 	ID          string    `json:"id" format:"uuid"`
 	FileName    string    `json:"fileName"`
 	ContentType string    `json:"contentType"`
@@ -36,7 +36,7 @@ type Attachment struct {
 func attachmentRef(id string) acl.Ref { return acl.Ref{Type: acl.Attachment, ID: id} }
 
 // Attachments lists the files of an item (view on the item).
-func (s *Service) Attachments(ctx context.Context, p *auth.Principal, listID, ref string) ([]Attachment, error) {
+func (s *Service) Attachments(ctx context.Context, p *auth.Principal, listID, ref string) ([]ItemAttachment, error) {
 	_, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
 		return nil, err
@@ -45,7 +45,7 @@ func (s *Service) Attachments(ctx context.Context, p *auth.Principal, listID, re
 	if err != nil {
 		return nil, err
 	}
-	out := []Attachment{}
+	out := []ItemAttachment{}
 	for _, a := range all {
 		lvl, err := s.acl.Level(ctx, p, attachmentRef(a.ID))
 		if err != nil {
@@ -77,23 +77,23 @@ func cleanFileName(name string) string {
 }
 
 // Upload streams content to the blob store and records the attachment (add on the item).
-func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fileName, contentType string, r io.Reader) (Attachment, error) {
+func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fileName, contentType string, r io.Reader) (ItemAttachment, error) {
 	if s.blobs == nil {
-		return Attachment{}, fault.New(fault.CodeUnavailable, "the blob store is not configured")
+		return ItemAttachment{}, fault.New(fault.CodeUnavailable, "the blob store is not configured")
 	}
 	_, it, err := s.itemFor(ctx, p, listID, ref, acl.Add)
 	if err != nil {
-		return Attachment{}, err
+		return ItemAttachment{}, err
 	}
 	if _, _, err := mime.ParseMediaType(contentType); err != nil || contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	a := Attachment{ID: uuid.NewString(), FileName: cleanFileName(fileName), ContentType: contentType, CreatedAt: s.now().UTC(),
+	a := ItemAttachment{ID: uuid.NewString(), FileName: cleanFileName(fileName), ContentType: contentType, CreatedAt: s.now().UTC(),
 		CreatedBy: p.UserID, listID: listID, itemGUID: it.GUID}
 	a.blobKey = blob.KeyFor("attachments", a.ID)
 	n, err := s.blobs.Put(ctx, a.blobKey, io.LimitReader(r, s.maxUpload+1))
 	if err != nil {
-		return Attachment{}, fmt.Errorf("store attachment: %w", err)
+		return ItemAttachment{}, fmt.Errorf("store attachment: %w", err)
 	}
 	drop := func() {
 		if err := s.blobs.Delete(context.WithoutCancel(ctx), a.blobKey); err != nil {
@@ -102,7 +102,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fi
 	}
 	if n > s.maxUpload {
 		drop()
-		return Attachment{}, fault.New(fault.CodeTooLarge, "the file is larger than %d bytes", s.maxUpload).With("field", "file")
+		return ItemAttachment{}, fault.New(fault.CodeTooLarge, "the file is larger than %d bytes", s.maxUpload).With("field", "file")
 	}
 	a.Size = n
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -114,34 +114,34 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fi
 	})
 	if err != nil {
 		drop()
-		return Attachment{}, err
+		return ItemAttachment{}, err
 	}
 	return a, nil
 }
 
 // Download opens an attachment (view on the attachment).
-func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (Attachment, io.ReadCloser, error) {
+func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (ItemAttachment, io.ReadCloser, error) {
 	if _, err := uuid.Parse(id); err != nil {
-		return Attachment{}, nil, fault.NotFound("attachment")
+		return ItemAttachment{}, nil, fault.NotFound("attachment")
 	}
 	if err := s.acl.Require(ctx, p, attachmentRef(id), acl.View); err != nil {
-		return Attachment{}, nil, err
+		return ItemAttachment{}, nil, err
 	}
 	as, err := s.st.attachments(ctx, "id = ?", id)
 	if err != nil {
-		return Attachment{}, nil, err
+		return ItemAttachment{}, nil, err
 	}
 	if len(as) == 0 {
-		return Attachment{}, nil, fault.NotFound("attachment")
+		return ItemAttachment{}, nil, fault.NotFound("attachment")
 	}
 	a := as[0]
 	// the item may be in the recycle bin: its files are not reachable then
 	if _, err := s.load(ctx, a.listID); err != nil {
-		return Attachment{}, nil, err
+		return ItemAttachment{}, nil, err
 	}
 	rc, err := s.blobs.Get(ctx, a.blobKey)
 	if err != nil {
-		return Attachment{}, nil, fmt.Errorf("open attachment: %w", err)
+		return ItemAttachment{}, nil, fmt.Errorf("open attachment: %w", err)
 	}
 	return a, rc, nil
 }
@@ -179,7 +179,7 @@ func (s *Service) purgeAttachments(ctx context.Context, listID, guid string) err
 	return s.dropAttachments(ctx, as)
 }
 
-func (s *Service) dropAttachments(ctx context.Context, as []Attachment) error {
+func (s *Service) dropAttachments(ctx context.Context, as []ItemAttachment) error {
 	for _, a := range as {
 		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM list_attachments WHERE id = ?", a.ID); err != nil {
 			return fmt.Errorf("delete attachment: %w", err)
@@ -199,7 +199,7 @@ func (s *Service) dropAttachments(ctx context.Context, as []Attachment) error {
 	return nil
 }
 
-func (s *Store) insertAttachment(ctx context.Context, a *Attachment) error {
+func (s *Store) insertAttachment(ctx context.Context, a *ItemAttachment) error {
 	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO list_attachments (id, list_id, item_guid, file_name, content_type, size, blob_key,
 		created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.listID, a.itemGUID, a.FileName, a.ContentType, a.Size, a.blobKey, a.CreatedBy, a.CreatedAt)
@@ -209,16 +209,16 @@ func (s *Store) insertAttachment(ctx context.Context, a *Attachment) error {
 	return nil
 }
 
-func (s *Store) attachments(ctx context.Context, where string, args ...any) ([]Attachment, error) {
+func (s *Store) attachments(ctx context.Context, where string, args ...any) ([]ItemAttachment, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, list_id, item_guid, file_name, content_type, size, blob_key,
 		COALESCE(created_by, ''), created_at FROM list_attachments WHERE `+where+` ORDER BY created_at, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("attachments: %w", err)
 	}
 	defer rows.Close()
-	var out []Attachment
+	var out []ItemAttachment
 	for rows.Next() {
-		var a Attachment
+		var a ItemAttachment
 		if err := rows.Scan(&a.ID, &a.listID, &a.itemGUID, &a.FileName, &a.ContentType, &a.Size, &a.blobKey, &a.CreatedBy, &a.CreatedAt); err != nil {
 			return nil, err
 		}

@@ -41,8 +41,8 @@ var internalNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
 const maxFields = 200
 
-func decodeSettings(raw json.RawMessage) (field.Settings, bool, error) {
-	var st field.Settings
+func decodeSettings(raw json.RawMessage) (field.FieldSettings, bool, error) {
+	var st field.FieldSettings
 	if len(raw) == 0 || string(raw) == "null" {
 		return st, false, nil
 	}
@@ -129,7 +129,7 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	return fieldsOut([]*field.Def{f})[0], nil
 }
 
-func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st field.Settings) error {
+func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st field.FieldSettings) error {
 	if st.LookupListID == "" {
 		return fault.Validation("settings.lookupLibraryId", "lookups to document libraries are not available in this version")
 	}
@@ -226,7 +226,7 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 }
 
 // mergeSettings applies the keys present in the request over the stored settings.
-func mergeSettings(cur, in field.Settings, raw json.RawMessage) field.Settings {
+func mergeSettings(cur, in field.FieldSettings, raw json.RawMessage) field.FieldSettings {
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &keys)
 	out := cur

@@ -12,6 +12,7 @@ type BinEntry struct {
 	Kind      string // "list" or "list_item"
 	Title     string
 	DeletedBy string
+	ScopeID   string // the list, for entries of kind list_item
 	Payload   json.RawMessage
 }
 

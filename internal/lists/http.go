@@ -29,17 +29,17 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPost, "/lists", "createList", "Create a list",
 		"Edit on the node. Creates the system fields title (text, required), created_by (person, users only, single) and item_number, and the default view. Slug: lowercase letters, digits, hyphens; unique per node (409)."), h.createList)
 	web.Register(api, op(http.MethodGet, "/lists/{id}", "getList", "A list with its fields and form_config", "View on the list."), h.getList)
-	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "Change a list",
+	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "ItemChange a list",
 		"Edit on the list. formConfig replaces the whole form configuration: keys new, view, edit; each { script (≤ 65,536 characters), showStandardForm (default true), webParts[] { instanceId uuid, definitionKey, title, properties object, placement before|after (default after) } }. versioningEnabled and searchEnabled are for administrators (403 otherwise)."), h.updateList)
 	web.Register(api, op(http.MethodDelete, "/lists/{id}", "deleteList", "Move a list to the recycle bin",
 		"Delete on the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
 	web.Register(api, op(http.MethodPost, "/lists/{id}/recycle-content", "recycleListContent", "Move every item to the recycle bin",
-		"Delete on the list; one entry per item (kind list_item); the list stays. data.moved is the number of items moved."), h.recycleContent)
+		"Delete on the list; one entry per item (kind list_item); the list stays. data.listMoved is the number of items listMoved."), h.recycleContent)
 
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",
 		"Edit on the list. fieldType: text, multiline_text, html_text, choice {choices[], allowMultiple=false}, number, date, datetime, boolean, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}, link. internalName is optional (default field_<n>), lowercase letters, digits and _."), h.createField)
-	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "Change a field",
+	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "ItemChange a field",
 		"Edit on the list. settings keys given replace the stored ones. Tightening choice or person settings normalises stored values in the same transaction: values outside the allowed options or subject types are removed; with allowMultiple=false the first remaining value is kept. The type and internal name cannot change. System fields: title allows only isRequired; created_by and item_number cannot be edited."), h.updateField)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/fields/{fieldId}", "deleteField", "Delete a field",
 		"Edit on the list. System fields cannot be deleted. Stored values are dropped and views stop referring to the field."), h.deleteField)
@@ -48,7 +48,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, adminOp(http.MethodPost, "/lists/{listId}/views", "createView", "Create a view",
 		"config: columns[] (field UUIDs, internal names or __created_at/__updated_at; normalised to UUIDs), sort[] {column, direction}, groupBy {column} or null, filter {logic, conditions[]}, pageSize 1-500 (default 50), selectionMode none|single|multiple, showActionsColumn (default true), hideFromSelector. isDefault=true makes it the default view. Indexes are created for the columns the view sorts, groups and filters on."), h.createView)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/views/{viewId}", "getView", "One view", "View on the list."), h.getView)
-	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "Change a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
+	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "ItemChange a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
 	web.Register(api, adminOp(http.MethodDelete, "/lists/{listId}/views/{viewId}", "deleteView", "Delete a view", "The default view cannot be deleted (400)."), h.deleteView)
 	h.registerItems(api)
 }
@@ -142,16 +142,16 @@ func (h *Handler) deleteList(ctx context.Context, in *idPath) (*web.Out[any], er
 	return web.Empty(), nil
 }
 
-type moved struct {
-	Moved int `json:"moved"`
+type listMoved struct {
+	Moved int `json:"listMoved"`
 }
 
-func (h *Handler) recycleContent(ctx context.Context, in *idPath) (*web.Out[moved], error) {
+func (h *Handler) recycleContent(ctx context.Context, in *idPath) (*web.Out[listMoved], error) {
 	n, err := h.svc.RecycleContent(ctx, auth.FromContext(ctx), in.ID)
 	if err != nil {
 		return nil, err
 	}
-	return web.OK(moved{Moved: n}), nil
+	return web.OK(listMoved{Moved: n}), nil
 }
 
 type listPath struct {
@@ -166,7 +166,7 @@ func (h *Handler) fields(ctx context.Context, in *listPath) (*web.Out[[]FieldOut
 	return web.OK(out), nil
 }
 
-type fieldBody struct {
+type listFieldBody struct {
 	InternalName *string        `json:"internalName,omitempty"`
 	Title        *string        `json:"title,omitempty"`
 	FieldType    *string        `json:"fieldType,omitempty"`
@@ -175,7 +175,7 @@ type fieldBody struct {
 	Settings     map[string]any `json:"settings,omitempty"`
 }
 
-func (b fieldBody) input() FieldInput {
+func (b listFieldBody) input() FieldInput {
 	fi := FieldInput{InternalName: b.InternalName, Title: b.Title, FieldType: b.FieldType, IsRequired: b.IsRequired, SortOrder: b.SortOrder}
 	if b.Settings != nil {
 		fi.Settings = raw(b.Settings)
@@ -185,7 +185,7 @@ func (b fieldBody) input() FieldInput {
 
 type createFieldIn struct {
 	listPath
-	Body fieldBody
+	Body listFieldBody
 }
 
 func (h *Handler) createField(ctx context.Context, in *createFieldIn) (*web.Out[FieldOut], error) {
@@ -203,7 +203,7 @@ type fieldPath struct {
 
 type updateFieldIn struct {
 	fieldPath
-	Body fieldBody
+	Body listFieldBody
 }
 
 func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[FieldOut], error) {
@@ -221,7 +221,7 @@ func (h *Handler) deleteField(ctx context.Context, in *fieldPath) (*web.Out[any]
 	return web.Empty(), nil
 }
 
-func (h *Handler) views(ctx context.Context, in *listPath) (*web.Out[[]View], error) {
+func (h *Handler) views(ctx context.Context, in *listPath) (*web.Out[[]ListView], error) {
 	out, err := h.svc.Views(ctx, auth.FromContext(ctx), in.ListID)
 	if err != nil {
 		return nil, err
@@ -229,13 +229,13 @@ func (h *Handler) views(ctx context.Context, in *listPath) (*web.Out[[]View], er
 	return web.OK(out), nil
 }
 
-type viewBody struct {
+type listViewBody struct {
 	Title     *string        `json:"title,omitempty"`
 	IsDefault *bool          `json:"isDefault,omitempty"`
 	Config    map[string]any `json:"config,omitempty"`
 }
 
-func (b viewBody) input() ViewInput {
+func (b listViewBody) input() ViewInput {
 	vi := ViewInput{Title: b.Title, IsDefault: b.IsDefault}
 	if b.Config != nil {
 		vi.Config = raw(b.Config)
@@ -245,10 +245,10 @@ func (b viewBody) input() ViewInput {
 
 type createViewIn struct {
 	listPath
-	Body viewBody
+	Body listViewBody
 }
 
-func (h *Handler) createView(ctx context.Context, in *createViewIn) (*web.Out[View], error) {
+func (h *Handler) createView(ctx context.Context, in *createViewIn) (*web.Out[ListView], error) {
 	out, err := h.svc.CreateView(ctx, auth.FromContext(ctx), in.ListID, in.Body.input())
 	if err != nil {
 		return nil, err
@@ -261,7 +261,7 @@ type viewPath struct {
 	ViewID string `path:"viewId" doc:"view id"`
 }
 
-func (h *Handler) getView(ctx context.Context, in *viewPath) (*web.Out[View], error) {
+func (h *Handler) getView(ctx context.Context, in *viewPath) (*web.Out[ListView], error) {
 	out, err := h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID)
 	if err != nil {
 		return nil, err
@@ -271,10 +271,10 @@ func (h *Handler) getView(ctx context.Context, in *viewPath) (*web.Out[View], er
 
 type updateViewIn struct {
 	viewPath
-	Body viewBody
+	Body listViewBody
 }
 
-func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[View], error) {
+func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[ListView], error) {
 	out, err := h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input())
 	if err != nil {
 		return nil, err

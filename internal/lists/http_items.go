@@ -27,7 +27,7 @@ func (h *Handler) registerItems(api huma.API) {
 	web.Register(api, op(http.MethodPatch, "/lists/{listId}/items/{itemId}", "updateItem", "Merge values into an item",
 		"Edit on the item. Only the passed keys change; the merged set is then validated (required fields). Last write wins."), h.updateItem)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}", "deleteItem", "Move an item to the recycle bin", "Delete on the item."), h.deleteItem)
-	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/versions", "itemVersions", "Version history",
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/versions", "itemVersions", "ItemVersion history",
 		"View on the item. versions newest first; empty when versioning is off."), h.versions)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/permission-settings", "getItemPermissionSettings", "Item inheritance flag", "View on the item."), h.permSettings)
 	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/items/{itemId}/permission-settings", "setItemPermissionSettings", "Break or restore inheritance",
@@ -71,13 +71,13 @@ func values(m map[string]any) Values {
 	return out
 }
 
-type itemBody struct {
+type listItemBody struct {
 	FieldValues map[string]any `json:"fieldValues"`
 }
 
 type createItemIn struct {
 	listPath
-	Body itemBody
+	Body listItemBody
 }
 
 func (h *Handler) createItem(ctx context.Context, in *createItemIn) (*web.Out[ItemOut], error) {
@@ -103,7 +103,7 @@ func (h *Handler) getItem(ctx context.Context, in *itemPath) (*web.Out[ItemOut],
 
 type updateItemIn struct {
 	itemPath
-	Body itemBody
+	Body listItemBody
 }
 
 func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[ItemOut], error) {
@@ -175,11 +175,11 @@ type syncIn struct {
 	IDs string `query:"ids"`
 }
 
-type syncOut struct {
+type itemsSyncOut struct {
 	Items []SyncItem `json:"items"`
 }
 
-func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[syncOut], error) {
+func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[itemsSyncOut], error) {
 	ids, err := ParseIDs(in.IDs, 100)
 	if err != nil {
 		return nil, err
@@ -188,10 +188,10 @@ func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[syncOut],
 	if err != nil {
 		return nil, err
 	}
-	return web.OK(syncOut{Items: items}), nil
+	return web.OK(itemsSyncOut{Items: items}), nil
 }
 
-func (h *Handler) versions(ctx context.Context, in *itemPath) (*web.Out[Versions], error) {
+func (h *Handler) versions(ctx context.Context, in *itemPath) (*web.Out[VersionHistory], error) {
 	out, err := h.svc.ItemVersions(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (h *Handler) versions(ctx context.Context, in *itemPath) (*web.Out[Versions
 	return web.OK(out), nil
 }
 
-func (h *Handler) permSettings(ctx context.Context, in *itemPath) (*web.Out[PermissionSettings], error) {
+func (h *Handler) permSettings(ctx context.Context, in *itemPath) (*web.Out[ItemInheritance], error) {
 	out, err := h.svc.ItemPermissionSettings(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -207,14 +207,14 @@ func (h *Handler) permSettings(ctx context.Context, in *itemPath) (*web.Out[Perm
 	return web.OK(out), nil
 }
 
-type setPermIn struct {
+type setItemPermIn struct {
 	itemPath
 	Body struct {
 		InheritFromParent bool `json:"inheritFromParent"`
 	}
 }
 
-func (h *Handler) setPermSettings(ctx context.Context, in *setPermIn) (*web.Out[PermissionSettings], error) {
+func (h *Handler) setPermSettings(ctx context.Context, in *setItemPermIn) (*web.Out[ItemInheritance], error) {
 	out, err := h.svc.SetItemInheritance(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.Body.InheritFromParent)
 	if err != nil {
 		return nil, err
@@ -229,7 +229,7 @@ type personIn struct {
 	ExcludeIDs string `query:"excludeIds"`
 }
 
-func (h *Handler) personOptions(ctx context.Context, in *personIn) (*web.Out[[]PersonOption], error) {
+func (h *Handler) personOptions(ctx context.Context, in *personIn) (*web.Out[[]ListPersonOption], error) {
 	var ex []string
 	if in.ExcludeIDs != "" {
 		ex = strings.Split(in.ExcludeIDs, ",")
@@ -257,7 +257,7 @@ func (h *Handler) lookupOptions(ctx context.Context, in *lookupIn) (*web.Out[Loo
 	return web.OK(out), nil
 }
 
-func (h *Handler) attachments(ctx context.Context, in *itemPath) (*web.Out[[]Attachment], error) {
+func (h *Handler) attachments(ctx context.Context, in *itemPath) (*web.Out[[]ItemAttachment], error) {
 	out, err := h.svc.Attachments(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err

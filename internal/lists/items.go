@@ -83,12 +83,12 @@ func cells(sc *schema, values map[string]any, only map[string]any) field.Cells {
 	return c
 }
 
-func (s *Service) permissions(ctx context.Context, p *auth.Principal, it *Item) (*Permissions, error) {
+func (s *Service) permissions(ctx context.Context, p *auth.Principal, it *Item) (*ItemPermissions, error) {
 	lvl, err := s.acl.Level(ctx, p, itemRef(it.GUID))
 	if err != nil {
 		return nil, err
 	}
-	return &Permissions{CanEdit: lvl >= acl.Edit, CanDelete: lvl >= acl.Delete, CanManagePermissions: p.IsAdmin && lvl >= acl.Edit}, nil
+	return &ItemPermissions{CanEdit: lvl >= acl.Edit, CanDelete: lvl >= acl.Delete, CanManagePermissions: p.IsAdmin && lvl >= acl.Edit}, nil
 }
 
 func (s *Service) present(ctx context.Context, p *auth.Principal, it *Item) (ItemOut, error) {
@@ -293,7 +293,7 @@ func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema,
 	if s.bin != nil {
 		payload, _ := json.Marshal(binItem{ListID: sc.list.ID, Item: snap})
 		title := displayText(sc.field(sysTitle), it.Values[sc.field(sysTitle).ID])
-		if _, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, Payload: payload}); err != nil {
+		if _, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, ScopeID: sc.list.ID, Payload: payload}); err != nil {
 			return err
 		}
 	} else if err := s.forgetItem(ctx, sc, it.GUID); err != nil {
@@ -313,33 +313,33 @@ func (s *Service) forgetItem(ctx context.Context, sc *schema, guid string) error
 	return s.acl.Forget(ctx, itemRef(guid))
 }
 
-// PermissionSettings is the item's inheritance state.
-type PermissionSettings struct {
+// ItemInheritance is the item's inheritance state.
+type ItemInheritance struct {
 	InheritsPermissions bool   `json:"inheritsPermissions"`
 	ParentLabel         string `json:"parentLabel"`
 }
 
 // ItemPermissionSettings returns the inheritance flag (view on the item).
-func (s *Service) ItemPermissionSettings(ctx context.Context, p *auth.Principal, listID, ref string) (PermissionSettings, error) {
+func (s *Service) ItemPermissionSettings(ctx context.Context, p *auth.Principal, listID, ref string) (ItemInheritance, error) {
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
-		return PermissionSettings{}, err
+		return ItemInheritance{}, err
 	}
 	inh, err := s.acl.Inherits(ctx, itemRef(it.GUID))
 	if err != nil {
-		return PermissionSettings{}, err
+		return ItemInheritance{}, err
 	}
-	return PermissionSettings{InheritsPermissions: inh, ParentLabel: sc.list.Title}, nil
+	return ItemInheritance{InheritsPermissions: inh, ParentLabel: sc.list.Title}, nil
 }
 
 // SetItemInheritance breaks or restores inheritance (administrators).
-func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, listID, ref string, inherit bool) (PermissionSettings, error) {
+func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, listID, ref string, inherit bool) (ItemInheritance, error) {
 	if !p.IsAdmin {
-		return PermissionSettings{}, fault.Forbidden("only administrators change item permission inheritance")
+		return ItemInheritance{}, fault.Forbidden("only administrators change item permission inheritance")
 	}
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
-		return PermissionSettings{}, err
+		return ItemInheritance{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if err := s.acl.SetInherits(ctx, itemRef(it.GUID), inherit); err != nil {
@@ -348,9 +348,9 @@ func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, lis
 		return s.st.setItemInherits(ctx, sc.list, it.Number, inherit)
 	})
 	if err != nil {
-		return PermissionSettings{}, err
+		return ItemInheritance{}, err
 	}
-	return PermissionSettings{InheritsPermissions: inherit, ParentLabel: sc.list.Title}, nil
+	return ItemInheritance{InheritsPermissions: inherit, ParentLabel: sc.list.Title}, nil
 }
 
 // SyncItem is the live/sync-state shape of an item.
@@ -358,11 +358,11 @@ type SyncItem struct {
 	ID            int64          `json:"id"`
 	UpdatedAt     string         `json:"updated_at"`
 	UpdatedBy     string         `json:"updated_by"`
-	UpdatedByUser UserRef        `json:"updated_by_user"`
+	UpdatedByUser ItemUserRef    `json:"updated_by_user"`
 	FieldValues   map[string]any `json:"field_values"`
 }
 
 func syncItem(it *Item) SyncItem {
 	return SyncItem{ID: it.Number, UpdatedAt: stamp(it.UpdatedAt), UpdatedBy: it.UpdatedBy,
-		UpdatedByUser: UserRef{DisplayName: it.UpdatedName}, FieldValues: it.Values}
+		UpdatedByUser: ItemUserRef{DisplayName: it.UpdatedName}, FieldValues: it.Values}
 }

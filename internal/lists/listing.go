@@ -25,22 +25,22 @@ type ListParams struct {
 	Q       string
 }
 
-// Group is one group of a grouped view.
-type Group struct {
+// ItemGroup is one group of a grouped view.
+type ItemGroup struct {
 	Value any `json:"value"`
 	Count int `json:"count"`
 }
 
 // ListMeta is the meta block of an item listing.
 type ListMeta struct {
-	Page        int        `json:"page"`
-	Limit       int        `json:"limit"`
-	Total       int        `json:"total"`
-	TotalPages  int        `json:"totalPages"`
-	TotalInView int        `json:"totalInView"`
-	Fields      []FieldOut `json:"fields"`
-	Groups      []Group    `json:"groups,omitempty"`
-	View        View       `json:"view"`
+	Page        int         `json:"page"`
+	Limit       int         `json:"limit"`
+	Total       int         `json:"total"`
+	TotalPages  int         `json:"totalPages"`
+	TotalInView int         `json:"totalInView"`
+	Fields      []FieldOut  `json:"fields"`
+	Groups      []ItemGroup `json:"groups,omitempty"`
+	View        ListView    `json:"view"`
 }
 
 const maxQ = 200
@@ -79,7 +79,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
-	var v *View
+	var v *ListView
 	if in.ViewID != "" {
 		if v, err = s.viewOf(ctx, listID, in.ViewID); err != nil {
 			return nil, ListMeta{}, err
@@ -88,7 +88,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 		if !store.IsNotFound(err) {
 			return nil, ListMeta{}, err
 		}
-		v = &View{ListID: listID, IsDefault: true, Config: DefaultViewConfig()}
+		v = &ListView{ListID: listID, IsDefault: true, Config: DefaultViewConfig()}
 	}
 	page := max(in.Page, 1)
 	limit := in.Limit
@@ -214,7 +214,7 @@ func (s *Service) count(ctx context.Context, table, where string, args []any) (i
 
 const maxGroups = 500
 
-func (s *Service) groups(ctx context.Context, table string, f *field.Def, where string, args []any) ([]Group, error) {
+func (s *Service) groups(ctx context.Context, table string, f *field.Def, where string, args []any) ([]ItemGroup, error) {
 	col := safeIdent(f.Column())
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+col+", count(*) FROM "+table+" WHERE "+where+" GROUP BY "+col+
 		" ORDER BY ("+col+" IS NULL), "+col+" LIMIT ?", append(args, maxGroups)...)
@@ -222,7 +222,7 @@ func (s *Service) groups(ctx context.Context, table string, f *field.Def, where 
 		return nil, fmt.Errorf("group items: %w", err)
 	}
 	defer rows.Close()
-	out := []Group{}
+	out := []ItemGroup{}
 	for rows.Next() {
 		var raw any
 		var n int
@@ -233,7 +233,7 @@ func (s *Service) groups(ctx context.Context, table string, f *field.Def, where 
 		if f.Col != 0 {
 			v = field.MustOf(f).Decode(f, raw)
 		}
-		out = append(out, Group{Value: v, Count: n})
+		out = append(out, ItemGroup{Value: v, Count: n})
 	}
 	return out, rows.Err()
 }

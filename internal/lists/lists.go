@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -94,15 +93,15 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewList) (Li
 	id := uuid.NewString()
 	l := &List{ID: id, NodeID: in.NodeID, Slug: in.Slug, Title: title, Description: in.Description, FormConfig: json.RawMessage("{}"),
 		SearchEnabled: true, Table: tableName(id), NextCol: 3, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now}
-	f := func(name, title, typ string, col int, req bool, order int, st field.Settings) *field.Def {
+	f := func(name, title, typ string, col int, req bool, order int, st field.FieldSettings) *field.Def {
 		return &field.Def{ID: uuid.NewString(), ListID: id, InternalName: name, Title: title, Type: typ, Required: req,
 			SortOrder: order, Settings: st, Col: col, System: true}
 	}
 	no, yes := false, true
 	fields := []*field.Def{
-		f(sysTitle, "Title", field.Text, 1, true, 0, field.Settings{}),
-		f(sysCreatedBy, "Created by", field.Person, 2, false, 1000, field.Settings{AllowUsers: &yes, AllowGroups: &no, AllowMultiple: &no}),
-		f(sysItemNumber, "Item number", field.Number, 0, false, 1001, field.Settings{}),
+		f(sysTitle, "Title", field.Text, 1, true, 0, field.FieldSettings{}),
+		f(sysCreatedBy, "Created by", field.Person, 2, false, 1000, field.FieldSettings{AllowUsers: &yes, AllowGroups: &no, AllowMultiple: &no}),
+		f(sysItemNumber, "Item number", field.Number, 0, false, 1001, field.FieldSettings{}),
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if _, err := s.st.listBySlug(ctx, l.NodeID, l.Slug); err == nil {
@@ -211,13 +210,13 @@ type FormConfig map[string]FormPart
 
 // FormPart customises one form.
 type FormPart struct {
-	Script           *string   `json:"script,omitempty"`
-	ShowStandardForm *bool     `json:"showStandardForm,omitempty"`
-	WebParts         []WebPart `json:"webParts,omitempty"`
+	Script           *string       `json:"script,omitempty"`
+	ShowStandardForm *bool         `json:"showStandardForm,omitempty"`
+	WebParts         []FormWebPart `json:"webParts,omitempty"`
 }
 
-// WebPart is one web part placed on a form.
-type WebPart struct {
+// FormWebPart is one web part placed on a form.
+type FormWebPart struct {
 	InstanceID    string          `json:"instanceId"`
 	DefinitionKey string          `json:"definitionKey"`
 	Title         string          `json:"title,omitempty"`
@@ -284,4 +283,18 @@ func (s *Service) ResolveSlug(ctx context.Context, nodeID, slug string) (string,
 	return id, err
 }
 
-var _ = time.Now
+
+// SlugOf returns the node and slug of a list (routes, menu links).
+func (s *Service) SlugOf(ctx context.Context, id string) (string, string, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return "", "", fault.NotFound("list")
+	}
+	l, err := s.st.list(ctx, id)
+	if store.IsNotFound(err) {
+		return "", "", fault.NotFound("list")
+	}
+	if err != nil {
+		return "", "", err
+	}
+	return l.NodeID, l.Slug, nil
+}

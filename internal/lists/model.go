@@ -57,16 +57,16 @@ func (l *List) out(fields []*field.Def) ListOut {
 
 // FieldOut is the API shape of a field.
 type FieldOut struct {
-	ID           string         `json:"id" format:"uuid"`
-	ListID       string         `json:"listId" format:"uuid"`
-	InternalName string         `json:"internal_name"`
-	Title        string         `json:"title"`
-	FieldType    string         `json:"fieldType"`
-	IsRequired   bool           `json:"is_required"`
-	SortOrder    int            `json:"sortOrder"`
-	Settings     field.Settings `json:"settings"`
-	IsSystem     bool           `json:"is_system"`
-	Editable     bool           `json:"editable" doc:"false for created_by and item_number, which the server maintains"`
+	ID           string              `json:"id" format:"uuid"`
+	ListID       string              `json:"listId" format:"uuid"`
+	InternalName string              `json:"internal_name"`
+	Title        string              `json:"title"`
+	FieldType    string              `json:"fieldType"`
+	IsRequired   bool                `json:"is_required"`
+	SortOrder    int                 `json:"sortOrder"`
+	Settings     field.FieldSettings `json:"settings"`
+	IsSystem     bool                `json:"is_system"`
+	Editable     bool                `json:"editable" doc:"false for created_by and item_number, which the server maintains"`
 }
 
 func fieldsOut(fs []*field.Def) []FieldOut {
@@ -102,14 +102,14 @@ type Item struct {
 	UpdatedName string
 }
 
-// UserRef is the display block of a user.
-type UserRef struct {
+// ItemUserRef is the display block of a user.
+type ItemUserRef struct {
 	ID          string `json:"id,omitempty"`
 	DisplayName string `json:"display_name"`
 }
 
-// Permissions are the caller's rights on an item.
-type Permissions struct {
+// ItemPermissions are the caller's rights on an item.
+type ItemPermissions struct {
 	CanEdit              bool `json:"canEdit"`
 	CanDelete            bool `json:"canDelete"`
 	CanManagePermissions bool `json:"canManagePermissions"`
@@ -117,20 +117,20 @@ type Permissions struct {
 
 // ItemOut is the API shape of an item.
 type ItemOut struct {
-	ID                  int64          `json:"id"`
-	GUID                string         `json:"guid" format:"uuid"`
-	FieldValues         map[string]any `json:"field_values"`
-	CreatedAt           time.Time      `json:"created_at"`
-	CreatedBy           string         `json:"created_by"`
-	UpdatedAt           time.Time      `json:"updated_at"`
-	UpdatedBy           string         `json:"updated_by"`
-	UpdatedByUser       UserRef        `json:"updated_by_user"`
-	InheritsPermissions bool           `json:"inherits_permissions"`
-	Permissions         *Permissions   `json:"permissions,omitempty"`
+	ID                  int64            `json:"id"`
+	GUID                string           `json:"guid" format:"uuid"`
+	FieldValues         map[string]any   `json:"field_values"`
+	CreatedAt           time.Time        `json:"created_at"`
+	CreatedBy           string           `json:"created_by"`
+	UpdatedAt           time.Time        `json:"updated_at"`
+	UpdatedBy           string           `json:"updated_by"`
+	UpdatedByUser       ItemUserRef      `json:"updated_by_user"`
+	InheritsPermissions bool             `json:"inherits_permissions"`
+	Permissions         *ItemPermissions `json:"permissions,omitempty"`
 }
 
-func (it *Item) out(perm *Permissions) ItemOut {
+func (it *Item) out(perm *ItemPermissions) ItemOut {
 	return ItemOut{ID: it.Number, GUID: it.GUID, FieldValues: it.Values, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
-		UpdatedAt: it.UpdatedAt, UpdatedBy: it.UpdatedBy, UpdatedByUser: UserRef{ID: it.UpdatedBy, DisplayName: it.UpdatedName},
+		UpdatedAt: it.UpdatedAt, UpdatedBy: it.UpdatedBy, UpdatedByUser: ItemUserRef{ID: it.UpdatedBy, DisplayName: it.UpdatedName},
 		InheritsPermissions: it.Inherits, Permissions: perm}
 }

@@ -14,8 +14,8 @@ import (
 	"coreportal/internal/store"
 )
 
-// PersonOption is one subject offered by the person picker.
-type PersonOption struct {
+// ListPersonOption is one subject offered by the person picker.
+type ListPersonOption struct {
 	PrincipalType string `json:"principalType" enum:"user,group"`
 	ID            string `json:"id"`
 	Display       string `json:"display"`
@@ -28,12 +28,12 @@ const MaxPersonOptions = 15
 
 // PersonOptions searches users (display name, login, email) and groups (name,
 // description) allowed by the field's settings (view on the list).
-func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, fieldID, q string, exclude []string) ([]PersonOption, error) {
+func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, fieldID, q string, exclude []string) ([]ListPersonOption, error) {
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
 		return nil, err
 	}
-	settings := field.Settings{}
+	settings := field.FieldSettings{}
 	if fieldID != "" {
 		f, ok := sc.resolve(fieldID)
 		if !ok || f.Type != field.Person {
@@ -58,7 +58,7 @@ func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, 
 	if len(ex) > 0 {
 		notIn = " AND id NOT IN (" + store.Placeholders(len(ex)) + ")"
 	}
-	out := []PersonOption{}
+	out := []ListPersonOption{}
 	if field.PersonAllows(settings, "user") {
 		args := append([]any{like, false, true}, ex...)
 		rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, display_name, login, email FROM users
@@ -68,7 +68,7 @@ func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, 
 			return nil, fmt.Errorf("search users: %w", err)
 		}
 		for rows.Next() {
-			var o PersonOption
+			var o ListPersonOption
 			var login string
 			if err := rows.Scan(&o.ID, &o.Display, &login, &o.Email); err != nil {
 				rows.Close()
@@ -91,7 +91,7 @@ func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, 
 		}
 		defer rows.Close()
 		for rows.Next() {
-			o := PersonOption{PrincipalType: "group"}
+			o := ListPersonOption{PrincipalType: "group"}
 			if err := rows.Scan(&o.ID, &o.Display, &o.Subtitle); err != nil {
 				return nil, err
 			}

@@ -17,10 +17,10 @@ import (
 // carries the list, fields and views as a snapshot. Purging drops the table.
 
 type binList struct {
-	List   ListOut `json:"list"`
-	Views  []*View `json:"views"`
-	Items  int     `json:"itemCount"`
-	Stored string  `json:"content"`
+	List   ListOut     `json:"list"`
+	Views  []*ListView `json:"views"`
+	Items  int         `json:"itemCount"`
+	Stored string      `json:"content"`
 }
 
 // DeleteList moves a list with its content to the recycle bin (delete on the list).
@@ -61,7 +61,7 @@ func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id stri
 	if err != nil {
 		return 0, err
 	}
-	moved := 0
+	listMoved := 0
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		for {
 			items, err := s.st.itemsAfter(ctx, sc.list, sc.fields, "id", 0, normaliseBatch)
@@ -72,14 +72,14 @@ func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id stri
 				if err := s.removeItem(ctx, p, sc, it); err != nil {
 					return err
 				}
-				moved++
+				listMoved++
 			}
 			if len(items) < normaliseBatch {
 				return nil
 			}
 		}
 	})
-	return moved, err
+	return listMoved, err
 }
 
 // RestoreList is the recycle-bin restore of kind "list".

@@ -12,35 +12,35 @@ import (
 	"coreportal/internal/auth"
 )
 
-// Change is the diff of one field between two versions.
-type Change struct {
+// ItemChange is the diff of one field between two versions.
+type ItemChange struct {
 	Title string `json:"title"`
 	Old   any    `json:"old"`
 	New   any    `json:"new"`
 }
 
-// Version is one stored snapshot of an item.
-type Version struct {
-	ID            string            `json:"id" format:"uuid"`
-	VersionNumber int               `json:"versionNumber"`
-	ChangeType    string            `json:"changeType" enum:"created,updated"`
-	FieldValues   map[string]any    `json:"fieldValues"`
-	Changes       map[string]Change `json:"changes"`
-	ChangedBy     VersionUser       `json:"changedBy"`
-	CreatedAt     time.Time         `json:"createdAt"`
+// ItemVersion is one stored snapshot of an item.
+type ItemVersion struct {
+	ID            string                `json:"id" format:"uuid"`
+	VersionNumber int                   `json:"versionNumber"`
+	ChangeType    string                `json:"changeType" enum:"created,updated"`
+	FieldValues   map[string]any        `json:"fieldValues"`
+	Changes       map[string]ItemChange `json:"changes"`
+	ChangedBy     ItemVersionUser       `json:"changedBy"`
+	CreatedAt     time.Time             `json:"createdAt"`
 }
 
-// VersionUser names who made a version.
-type VersionUser struct {
+// ItemVersionUser names who made a version.
+type ItemVersionUser struct {
 	ID          string `json:"id"`
 	DisplayName string `json:"displayName"`
 }
 
-// Versions is the data of GET …/versions.
-type Versions struct {
-	VersioningEnabled bool       `json:"versioningEnabled"`
-	Versions          []Version  `json:"versions"`
-	Fields            []FieldOut `json:"fields"`
+// VersionHistory is the data of GET …/versions.
+type VersionHistory struct {
+	VersioningEnabled bool          `json:"versioningEnabled"`
+	Versions          []ItemVersion `json:"versions"`
+	Fields            []FieldOut    `json:"fields"`
 }
 
 func sameJSON(a, b any) bool {
@@ -55,13 +55,13 @@ func (s *Service) addVersion(ctx context.Context, sc *schema, it *Item, prev map
 		return nil
 	}
 	change := "created"
-	var changes map[string]Change
+	var changes map[string]ItemChange
 	if prev != nil {
 		change = "updated"
-		changes = map[string]Change{}
+		changes = map[string]ItemChange{}
 		for _, f := range sc.fields {
 			if !sameJSON(prev[f.ID], it.Values[f.ID]) {
-				changes[f.ID] = Change{Title: f.Title, Old: prev[f.ID], New: it.Values[f.ID]}
+				changes[f.ID] = ItemChange{Title: f.Title, Old: prev[f.ID], New: it.Values[f.ID]}
 			}
 		}
 	}
@@ -82,25 +82,25 @@ func (s *Service) addVersion(ctx context.Context, sc *schema, it *Item, prev map
 }
 
 // ItemVersions returns the version history of an item (view on the item), newest first.
-func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, ref string) (Versions, error) {
+func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, ref string) (VersionHistory, error) {
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
-		return Versions{}, err
+		return VersionHistory{}, err
 	}
-	out := Versions{VersioningEnabled: sc.list.VersioningEnabled, Versions: []Version{}, Fields: fieldsOut(sc.fields)}
+	out := VersionHistory{VersioningEnabled: sc.list.VersioningEnabled, Versions: []ItemVersion{}, Fields: fieldsOut(sc.fields)}
 	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, version_number, change_type, field_values, changes, COALESCE(changed_by, ''), created_at
 		FROM list_item_versions WHERE item_guid = ? ORDER BY version_number DESC`, it.GUID)
 	if err != nil {
-		return Versions{}, fmt.Errorf("versions: %w", err)
+		return VersionHistory{}, fmt.Errorf("versions: %w", err)
 	}
 	defer rows.Close()
 	var users []string
 	for rows.Next() {
-		var v Version
+		var v ItemVersion
 		var vals string
 		var changes *string
 		if err := rows.Scan(&v.ID, &v.VersionNumber, &v.ChangeType, &vals, &changes, &v.ChangedBy.ID, &v.CreatedAt); err != nil {
-			return Versions{}, err
+			return VersionHistory{}, err
 		}
 		v.CreatedAt = v.CreatedAt.UTC()
 		_ = json.Unmarshal([]byte(vals), &v.FieldValues)
@@ -111,11 +111,11 @@ func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, r
 		out.Versions = append(out.Versions, v)
 	}
 	if err := rows.Err(); err != nil {
-		return Versions{}, err
+		return VersionHistory{}, err
 	}
 	names, err := s.st.userNames(ctx, users)
 	if err != nil {
-		return Versions{}, err
+		return VersionHistory{}, err
 	}
 	for i := range out.Versions {
 		out.Versions[i].ChangedBy.DisplayName = names[out.Versions[i].ChangedBy.ID]

@@ -20,23 +20,23 @@ import (
 
 // ViewConfig is the config of a view (SPEC.md "List view").
 type ViewConfig struct {
-	Columns           []string        `json:"columns"`
-	Sort              []query.SortKey `json:"sort"`
-	GroupBy           *GroupBy        `json:"groupBy"`
-	Filter            query.Filter    `json:"filter"`
-	PageSize          int             `json:"pageSize"`
-	SelectionMode     string          `json:"selectionMode"`
-	ShowActionsColumn *bool           `json:"showActionsColumn"`
-	HideFromSelector  bool            `json:"hideFromSelector"`
+	Columns           []string         `json:"columns"`
+	Sort              []query.SortKey  `json:"sort"`
+	GroupBy           *ViewGroupBy     `json:"groupBy"`
+	Filter            query.FilterSpec `json:"filter"`
+	PageSize          int              `json:"pageSize"`
+	SelectionMode     string           `json:"selectionMode"`
+	ShowActionsColumn *bool            `json:"showActionsColumn"`
+	HideFromSelector  bool             `json:"hideFromSelector"`
 }
 
-// GroupBy names the grouping column.
-type GroupBy struct {
+// ViewGroupBy names the grouping column.
+type ViewGroupBy struct {
 	Column string `json:"column"`
 }
 
-// View is one view of a list.
-type View struct {
+// ListView is one view of a list.
+type ListView struct {
 	ID        string     `json:"id" format:"uuid"`
 	ListID    string     `json:"listId" format:"uuid"`
 	Title     string     `json:"title"`
@@ -50,11 +50,11 @@ type View struct {
 func DefaultViewConfig() ViewConfig {
 	t := true
 	return ViewConfig{Columns: []string{}, Sort: []query.SortKey{{Column: "__created_at", Direction: "desc"}},
-		Filter: query.Filter{Logic: "and", Conditions: []query.Condition{}}, PageSize: 50, SelectionMode: "multiple", ShowActionsColumn: &t}
+		Filter: query.FilterSpec{Logic: "and", Conditions: []query.FilterCondition{}}, PageSize: 50, SelectionMode: "multiple", ShowActionsColumn: &t}
 }
 
 func (s *Service) insertDefaultView(ctx context.Context, l *List, now time.Time) error {
-	v := &View{ID: uuid.NewString(), ListID: l.ID, Title: "All items", IsDefault: true, Config: DefaultViewConfig(), CreatedAt: now, UpdatedAt: now}
+	v := &ListView{ID: uuid.NewString(), ListID: l.ID, Title: "All items", IsDefault: true, Config: DefaultViewConfig(), CreatedAt: now, UpdatedAt: now}
 	return s.st.insertView(ctx, v)
 }
 
@@ -120,7 +120,7 @@ func checkViewConfig(sc *schema, raw json.RawMessage) (ViewConfig, error) {
 		return c, err
 	}
 	if c.Filter.Conditions == nil {
-		c.Filter.Conditions = []query.Condition{}
+		c.Filter.Conditions = []query.FilterCondition{}
 	}
 	for i, cond := range c.Filter.Conditions {
 		f, ok := sc.resolve(cond.Column)
@@ -165,7 +165,7 @@ func (s *Service) viewIndexes(ctx context.Context, sc *schema, c ViewConfig) err
 }
 
 // Views lists the views of a list; hideFromSelector views are shown to administrators only.
-func (s *Service) Views(ctx context.Context, p *auth.Principal, listID string) ([]View, error) {
+func (s *Service) Views(ctx context.Context, p *auth.Principal, listID string) ([]ListView, error) {
 	if _, err := s.open(ctx, p, listID, acl.View); err != nil {
 		return nil, err
 	}
@@ -173,7 +173,7 @@ func (s *Service) Views(ctx context.Context, p *auth.Principal, listID string) (
 	if err != nil {
 		return nil, err
 	}
-	out := []View{}
+	out := []ListView{}
 	for _, v := range vs {
 		if v.Config.HideFromSelector && !p.IsAdmin && !v.IsDefault {
 			continue
@@ -183,19 +183,19 @@ func (s *Service) Views(ctx context.Context, p *auth.Principal, listID string) (
 	return out, nil
 }
 
-// View returns one view (view on the list).
-func (s *Service) View(ctx context.Context, p *auth.Principal, listID, viewID string) (View, error) {
+// ListView returns one view (view on the list).
+func (s *Service) View(ctx context.Context, p *auth.Principal, listID, viewID string) (ListView, error) {
 	if _, err := s.open(ctx, p, listID, acl.View); err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	v, err := s.viewOf(ctx, listID, viewID)
 	if err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	return *v, nil
 }
 
-func (s *Service) viewOf(ctx context.Context, listID, viewID string) (*View, error) {
+func (s *Service) viewOf(ctx context.Context, listID, viewID string) (*ListView, error) {
 	if _, err := uuid.Parse(viewID); err != nil {
 		return nil, fault.NotFound("view")
 	}
@@ -214,27 +214,27 @@ type ViewInput struct {
 }
 
 // CreateView adds a view (administrators).
-func (s *Service) CreateView(ctx context.Context, p *auth.Principal, listID string, in ViewInput) (View, error) {
+func (s *Service) CreateView(ctx context.Context, p *auth.Principal, listID string, in ViewInput) (ListView, error) {
 	if !p.IsAdmin {
-		return View{}, fault.Forbidden("only administrators manage views")
+		return ListView{}, fault.Forbidden("only administrators manage views")
 	}
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	title := ""
 	if in.Title != nil {
 		title = *in.Title
 	}
 	if title, err = checkTitle("title", title, 200); err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	c, err := checkViewConfig(sc, in.Config)
 	if err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	now := s.now().UTC()
-	v := &View{ID: uuid.NewString(), ListID: listID, Title: title, Config: c, CreatedAt: now, UpdatedAt: now,
+	v := &ListView{ID: uuid.NewString(), ListID: listID, Title: title, Config: c, CreatedAt: now, UpdatedAt: now,
 		IsDefault: in.IsDefault != nil && *in.IsDefault}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if v.IsDefault {
@@ -251,30 +251,30 @@ func (s *Service) CreateView(ctx context.Context, p *auth.Principal, listID stri
 }
 
 // UpdateView changes a view (administrators); config replaces the whole config.
-func (s *Service) UpdateView(ctx context.Context, p *auth.Principal, listID, viewID string, in ViewInput) (View, error) {
+func (s *Service) UpdateView(ctx context.Context, p *auth.Principal, listID, viewID string, in ViewInput) (ListView, error) {
 	if !p.IsAdmin {
-		return View{}, fault.Forbidden("only administrators manage views")
+		return ListView{}, fault.Forbidden("only administrators manage views")
 	}
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	v, err := s.viewOf(ctx, listID, viewID)
 	if err != nil {
-		return View{}, err
+		return ListView{}, err
 	}
 	if in.Title != nil {
 		if v.Title, err = checkTitle("title", *in.Title, 200); err != nil {
-			return View{}, err
+			return ListView{}, err
 		}
 	}
 	if len(in.Config) > 0 && string(in.Config) != "null" {
 		if v.Config, err = checkViewConfig(sc, in.Config); err != nil {
-			return View{}, err
+			return ListView{}, err
 		}
 	}
 	if in.IsDefault != nil && !*in.IsDefault && v.IsDefault {
-		return View{}, fault.Validation("isDefault", "make another view the default instead")
+		return ListView{}, fault.Validation("isDefault", "make another view the default instead")
 	}
 	v.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -324,7 +324,7 @@ func (s *Service) dropFieldFromViews(ctx context.Context, listID, fieldID string
 			changed = changed || x.Column == fieldID
 			return x.Column == fieldID
 		})
-		c.Filter.Conditions = slices.DeleteFunc(c.Filter.Conditions, func(x query.Condition) bool {
+		c.Filter.Conditions = slices.DeleteFunc(c.Filter.Conditions, func(x query.FilterCondition) bool {
 			changed = changed || x.Column == fieldID
 			return x.Column == fieldID
 		})
@@ -345,8 +345,8 @@ func (s *Service) dropFieldFromViews(ctx context.Context, listID, fieldID string
 
 const viewColumns = "id, list_id, title, is_default, config, created_at, updated_at"
 
-func scanView(r scanner) (*View, error) {
-	var v View
+func scanView(r scanner) (*ListView, error) {
+	var v ListView
 	var cfg string
 	if err := r.Scan(&v.ID, &v.ListID, &v.Title, &v.IsDefault, &cfg, &v.CreatedAt, &v.UpdatedAt); err != nil {
 		return nil, err
@@ -357,13 +357,13 @@ func scanView(r scanner) (*View, error) {
 	return &v, nil
 }
 
-func (s *Store) views(ctx context.Context, listID string) ([]*View, error) {
+func (s *Store) views(ctx context.Context, listID string) ([]*ListView, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+viewColumns+" FROM list_views WHERE list_id = ? ORDER BY is_default DESC, created_at, id", listID)
 	if err != nil {
 		return nil, fmt.Errorf("views: %w", err)
 	}
 	defer rows.Close()
-	var out []*View
+	var out []*ListView
 	for rows.Next() {
 		v, err := scanView(rows)
 		if err != nil {
@@ -374,15 +374,15 @@ func (s *Store) views(ctx context.Context, listID string) ([]*View, error) {
 	return out, rows.Err()
 }
 
-func (s *Store) view(ctx context.Context, id string) (*View, error) {
+func (s *Store) view(ctx context.Context, id string) (*ListView, error) {
 	return scanView(s.db.Q(ctx).QueryRowContext(ctx, "SELECT "+viewColumns+" FROM list_views WHERE id = ?", id))
 }
 
-func (s *Store) defaultView(ctx context.Context, listID string) (*View, error) {
+func (s *Store) defaultView(ctx context.Context, listID string) (*ListView, error) {
 	return scanView(s.db.Q(ctx).QueryRowContext(ctx, "SELECT "+viewColumns+" FROM list_views WHERE list_id = ? ORDER BY is_default DESC, created_at LIMIT 1", listID))
 }
 
-func (s *Store) insertView(ctx context.Context, v *View) error {
+func (s *Store) insertView(ctx context.Context, v *ListView) error {
 	cfg, _ := json.Marshal(v.Config)
 	_, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO list_views ("+viewColumns+") VALUES (?, ?, ?, ?, ?, ?, ?)",
 		v.ID, v.ListID, v.Title, v.IsDefault, string(cfg), v.CreatedAt, v.UpdatedAt)
@@ -392,7 +392,7 @@ func (s *Store) insertView(ctx context.Context, v *View) error {
 	return nil
 }
 
-func (s *Store) updateView(ctx context.Context, v *View) error {
+func (s *Store) updateView(ctx context.Context, v *ListView) error {
 	cfg, _ := json.Marshal(v.Config)
 	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE list_views SET title = ?, is_default = ?, config = ?, updated_at = ? WHERE id = ?",
 		v.Title, v.IsDefault, string(cfg), v.UpdatedAt, v.ID)

@@ -34,7 +34,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op, h.delete)
 }
 
-type idPath struct {
+type nodesIdPath struct {
 	ID string `path:"id" format:"uuid" doc:"node id"`
 }
 
@@ -50,7 +50,7 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]*Node], err
 	return web.OK(ns), nil
 }
 
-type createIn struct {
+type nodesCreateIn struct {
 	Body struct {
 		ParentID    *string `json:"parentId,omitempty" format:"uuid" required:"false" nullable:"true"`
 		Slug        string  `json:"slug" maxLength:"100"`
@@ -60,7 +60,7 @@ type createIn struct {
 	}
 }
 
-func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[*Node], error) {
+func (h *Handler) create(ctx context.Context, in *nodesCreateIn) (*web.Out[*Node], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -77,7 +77,7 @@ func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[*Node], er
 	return web.Created(n), nil
 }
 
-func (h *Handler) get(ctx context.Context, in *idPath) (*web.Out[*Node], error) {
+func (h *Handler) get(ctx context.Context, in *nodesIdPath) (*web.Out[*Node], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -89,8 +89,8 @@ func (h *Handler) get(ctx context.Context, in *idPath) (*web.Out[*Node], error) 
 	return web.OK(n), nil
 }
 
-type updateIn struct {
-	idPath
+type nodesUpdateIn struct {
+	ID   string `path:"id" format:"uuid" doc:"node id"`
 	Body struct {
 		ParentID    OptString `json:"parentId,omitempty" required:"false" doc:"new parent node id; null moves the node to the root"`
 		Slug        *string   `json:"slug,omitempty" maxLength:"100"`
@@ -100,7 +100,7 @@ type updateIn struct {
 	}
 }
 
-func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[*Node], error) {
+func (h *Handler) update(ctx context.Context, in *nodesUpdateIn) (*web.Out[*Node], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[*Node], er
 	return web.OK(n), nil
 }
 
-func (h *Handler) delete(ctx context.Context, in *idPath) (*web.Out[any], error) {
+func (h *Handler) delete(ctx context.Context, in *nodesIdPath) (*web.Out[any], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -35,6 +35,9 @@ type Service struct {
 	bus   bus.Bus
 	cache sync.Map // id -> cached
 	now   func() time.Time
+	// avatars and cardFields are plugged in by the directory capability.
+	avatars    AvatarSource
+	cardFields func(ctx context.Context) []string
 }
 
 type cached struct {

@@ -12,7 +12,7 @@ import (
 )
 
 const userColumns = `id, login, display_name, email, auth_source, COALESCE(password_hash, ''), is_active, is_core_admin,
-	is_seed_admin, is_system, COALESCE(external_id, ''), directory_attrs, COALESCE(manager_user_id, ''),
+	is_seed_admin, is_system, COALESCE(external_id, ''), directory_attrs, COALESCE(CAST(manager_user_id AS TEXT), ''),
 	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), created_at, updated_at`
 
 type rowScanner interface{ Scan(dest ...any) error }

@@ -22,8 +22,8 @@ func (choiceKind) Columns(d store.Dialect, f *Def) [][2]string {
 	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
 }
 
-func (choiceKind) CheckSettings(s Settings, _ bool) (Settings, error) {
-	out := Settings{AllowMultiple: boolPtr(s.Multiple(false))}
+func (choiceKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
+	out := FieldSettings{AllowMultiple: boolPtr(s.Multiple(false))}
 	seen := map[string]bool{}
 	for _, c := range s.Choices {
 		c = strings.TrimSpace(c)
@@ -31,16 +31,16 @@ func (choiceKind) CheckSettings(s Settings, _ bool) (Settings, error) {
 			continue
 		}
 		if utf8.RuneCountInString(c) > 255 || strings.Contains(c, Sep) {
-			return Settings{}, fmt.Errorf("choice %q is longer than 255 characters or contains control characters", c)
+			return FieldSettings{}, fmt.Errorf("choice %q is longer than 255 characters or contains control characters", c)
 		}
 		seen[c] = true
 		out.Choices = append(out.Choices, c)
 	}
 	if len(out.Choices) == 0 {
-		return Settings{}, fmt.Errorf("settings.choices must list at least one choice")
+		return FieldSettings{}, fmt.Errorf("settings.choices must list at least one choice")
 	}
 	if len(out.Choices) > 1000 {
-		return Settings{}, fmt.Errorf("settings.choices may list at most 1000 choices")
+		return FieldSettings{}, fmt.Errorf("settings.choices may list at most 1000 choices")
 	}
 	return out, nil
 }

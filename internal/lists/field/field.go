@@ -46,15 +46,15 @@ type Def struct {
 	Type         string
 	Required     bool
 	SortOrder    int
-	Settings     Settings
+	Settings     FieldSettings
 	Col          int // column number: f_<Col>; 0 = the item number (column id)
 	System       bool
 	// ColName overrides the column name (meta columns such as created_at).
 	ColName string
 }
 
-// Settings holds the per-type settings; only the keys of the field's type are kept.
-type Settings struct {
+// FieldSettings holds the per-type settings; only the keys of the field's type are kept.
+type FieldSettings struct {
 	Choices         []string `json:"choices,omitempty"`
 	AllowMultiple   *bool    `json:"allowMultiple,omitempty"`
 	AllowUsers      *bool    `json:"allowUsers,omitempty"`
@@ -66,7 +66,7 @@ type Settings struct {
 }
 
 // Multiple reports allowMultiple with the type's default.
-func (s Settings) Multiple(def bool) bool {
+func (s FieldSettings) Multiple(def bool) bool {
 	if s.AllowMultiple == nil {
 		return def
 	}
@@ -113,7 +113,7 @@ type Kind interface {
 	// Columns lists the column definitions (name, SQL type) of field f.
 	Columns(d store.Dialect, f *Def) [][2]string
 	// CheckSettings validates and normalises settings (on create and update).
-	CheckSettings(s Settings, creating bool) (Settings, error)
+	CheckSettings(s FieldSettings, creating bool) (FieldSettings, error)
 	// Normalize validates a request value; nil means empty.
 	Normalize(ctx context.Context, f *Def, raw json.RawMessage, env Env) (any, error)
 	// Cells turns a normalised value (nil = empty) into the column values.

@@ -31,14 +31,14 @@ func (lookupKind) Columns(d store.Dialect, f *Def) [][2]string {
 	return [][2]string{{f.Column(), "TEXT"}, {f.Keys(), ciType(d)}, {f.CI(), ciType(d)}}
 }
 
-func (lookupKind) CheckSettings(s Settings, _ bool) (Settings, error) {
+func (lookupKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
 	if (s.LookupListID == "") == (s.LookupLibraryID == "") {
-		return Settings{}, fmt.Errorf("settings: exactly one of lookupListId and lookupLibraryId is required")
+		return FieldSettings{}, fmt.Errorf("settings: exactly one of lookupListId and lookupLibraryId is required")
 	}
 	for _, id := range []string{s.LookupListID, s.LookupLibraryID, s.LookupNodeID} {
 		if id != "" {
 			if _, err := uuid.Parse(id); err != nil {
-				return Settings{}, fmt.Errorf("settings: %q is not a UUID", id)
+				return FieldSettings{}, fmt.Errorf("settings: %q is not a UUID", id)
 			}
 		}
 	}
@@ -49,10 +49,10 @@ func (lookupKind) CheckSettings(s Settings, _ bool) (Settings, error) {
 			sys = sys || c == s.LookupFieldID
 		}
 		if err != nil && !(sys && s.LookupLibraryID != "") && !(s.LookupFieldID == "title" || s.LookupFieldID == "item_number") {
-			return Settings{}, fmt.Errorf("settings: lookupFieldId must be a field UUID or a system column")
+			return FieldSettings{}, fmt.Errorf("settings: lookupFieldId must be a field UUID or a system column")
 		}
 	}
-	return Settings{LookupListID: s.LookupListID, LookupLibraryID: s.LookupLibraryID, LookupNodeID: s.LookupNodeID,
+	return FieldSettings{LookupListID: s.LookupListID, LookupLibraryID: s.LookupLibraryID, LookupNodeID: s.LookupNodeID,
 		LookupFieldID: s.LookupFieldID, AllowMultiple: boolPtr(s.Multiple(false))}, nil
 }
 

@@ -29,17 +29,17 @@ func (personKind) Columns(d store.Dialect, f *Def) [][2]string {
 }
 
 // CheckSettings fills the defaults of SPEC.md: without settings every flag is true.
-func (personKind) CheckSettings(s Settings, _ bool) (Settings, error) {
-	out := Settings{AllowUsers: boolPtr(flag(s.AllowUsers, true)), AllowGroups: boolPtr(flag(s.AllowGroups, true)),
+func (personKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
+	out := FieldSettings{AllowUsers: boolPtr(flag(s.AllowUsers, true)), AllowGroups: boolPtr(flag(s.AllowGroups, true)),
 		AllowMultiple: boolPtr(s.Multiple(true))}
 	if !*out.AllowUsers && !*out.AllowGroups {
-		return Settings{}, fmt.Errorf("settings: allowUsers and allowGroups cannot both be false")
+		return FieldSettings{}, fmt.Errorf("settings: allowUsers and allowGroups cannot both be false")
 	}
 	return out, nil
 }
 
 // PersonAllows reports whether a subject type is allowed by the settings.
-func PersonAllows(s Settings, principalType string) bool {
+func PersonAllows(s FieldSettings, principalType string) bool {
 	if principalType == "group" {
 		return flag(s.AllowGroups, true)
 	}

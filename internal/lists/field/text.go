@@ -24,7 +24,9 @@ func ciType(d store.Dialect) string {
 // noSettings is embedded by types without settings.
 type noSettings struct{}
 
-func (noSettings) CheckSettings(Settings, bool) (Settings, error) { return Settings{}, nil }
+func (noSettings) CheckSettings(FieldSettings, bool) (FieldSettings, error) {
+	return FieldSettings{}, nil
+}
 
 // textKind covers text, multiline_text and html_text.
 type textKind struct {

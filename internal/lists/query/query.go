@@ -21,18 +21,18 @@ const (
 	maxInput      = 64 << 10
 )
 
-// Condition is one filter condition; `op` is accepted as a synonym of `operator`.
-type Condition struct {
+// FilterCondition is one filter condition; `op` is accepted as a synonym of `operator`.
+type FilterCondition struct {
 	Column   string `json:"column"`
 	Operator string `json:"operator,omitempty"`
 	Op       string `json:"op,omitempty"`
 	Value    any    `json:"value,omitempty"`
 }
 
-// Filter is { logic, conditions }.
-type Filter struct {
-	Logic      string      `json:"logic"`
-	Conditions []Condition `json:"conditions"`
+// FilterSpec is { logic, conditions }.
+type FilterSpec struct {
+	Logic      string            `json:"logic"`
+	Conditions []FilterCondition `json:"conditions"`
 }
 
 // SortKey is one ordering column.
@@ -45,10 +45,10 @@ type SortKey struct {
 type Resolver func(column string) (*field.Def, bool)
 
 // ParseFilter decodes and checks the shape of a JSON filter ("" = no filter).
-func ParseFilter(field_, raw string) (Filter, error) {
-	var f Filter
+func ParseFilter(field_, raw string) (FilterSpec, error) {
+	var f FilterSpec
 	if strings.TrimSpace(raw) == "" {
-		return Filter{Logic: "and"}, nil
+		return FilterSpec{Logic: "and"}, nil
 	}
 	if len(raw) > maxInput {
 		return f, fault.Validation(field_, "%s is too long", field_)
@@ -62,7 +62,7 @@ func ParseFilter(field_, raw string) (Filter, error) {
 	}
 	f.Logic = tmp.Logic
 	for _, c := range tmp.Conditions {
-		var cond Condition
+		var cond FilterCondition
 		if err := json.Unmarshal(c, &cond); err != nil {
 			return f, fault.Validation(field_, "each condition must be { column, operator, value }")
 		}
@@ -72,7 +72,7 @@ func ParseFilter(field_, raw string) (Filter, error) {
 }
 
 // Check validates logic, operators and the number of conditions.
-func (f *Filter) Check(name string) error {
+func (f *FilterSpec) Check(name string) error {
 	if f.Logic == "" {
 		f.Logic = "and"
 	}
@@ -100,7 +100,7 @@ func (f *Filter) Check(name string) error {
 }
 
 // SQL builds the condition ("" when the filter is empty).
-func (f Filter) SQL(name string, resolve Resolver, o field.Operand) (string, []any, error) {
+func (f FilterSpec) SQL(name string, resolve Resolver, o field.Operand) (string, []any, error) {
 	var parts []string
 	var args []any
 	for i, c := range f.Conditions {

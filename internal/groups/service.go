@@ -1,0 +1,331 @@
+// Package groups owns access groups: portal groups managed here and
+// domain-linked groups that directory sync maintains. Memberships feed the
+// permission engine, whose cache is invalidated on every change.
+package groups
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+	"coreportal/internal/users"
+)
+
+// Group types.
+const (
+	Portal       = "portal"
+	DomainLinked = "domain_linked"
+)
+
+// searchLimit is the picker limit of SPEC.md (GET /groups?q=).
+const searchLimit = 20
+
+// Group is an access group.
+type Group struct {
+	ID           string `json:"id" format:"uuid"`
+	Name         string `json:"name"`
+	Description  string `json:"description"`
+	GroupType    string `json:"group_type" enum:"portal,domain_linked"`
+	ExternalID   string `json:"-"`
+	MembersCount int    `json:"members_count"`
+}
+
+// GroupDetail is a group with its members (GET /groups/{id}).
+type GroupDetail struct {
+	Group
+	Members []Member `json:"members"`
+}
+
+// Member is a member of a group.
+type Member struct {
+	ID          string `json:"id" format:"uuid"`
+	Login       string `json:"login"`
+	DisplayName string `json:"display_name"`
+	AuthSource  string `json:"auth_source"`
+}
+
+// Service holds the rules of groups.
+type Service struct {
+	db    *store.DB
+	st    *groupStore
+	acl   *acl.Engine
+	users *users.Service
+	now   func() time.Time
+}
+
+// New builds the groups service.
+func New(db *store.DB, engine *acl.Engine, u *users.Service) *Service {
+	return &Service{db: db, st: &groupStore{db: db}, acl: engine, users: u, now: time.Now}
+}
+
+func errManagedByDirectory(field string) error {
+	return fault.Validation(field, "this group is linked to the directory: directory sync manages its name and membership")
+}
+
+// Get returns a group with its members.
+func (s *Service) Get(ctx context.Context, id string) (*GroupDetail, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, fault.NotFound("group")
+	}
+	g, err := s.st.byID(ctx, id)
+	if store.IsNotFound(err) {
+		return nil, fault.NotFound("group")
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &GroupDetail{Group: *g}
+	if d.Members, err = s.st.members(ctx, id); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Exists reports whether a group exists (the permission endpoints check principals).
+func (s *Service) Exists(ctx context.Context, id string) (bool, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return false, nil
+	}
+	_, err := s.st.byID(ctx, id)
+	if store.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// List returns every group (q empty) or up to 20 matching q in name or description.
+func (s *Service) List(ctx context.Context, q string) ([]*Group, error) {
+	if strings.TrimSpace(q) == "" {
+		return s.st.list(ctx, "", 0)
+	}
+	return s.st.list(ctx, q, searchLimit)
+}
+
+func checkName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", fault.Validation("name", "name is required")
+	}
+	if utf8.RuneCountInString(name) > 200 {
+		return "", fault.Validation("name", "name must have at most 200 characters")
+	}
+	return name, nil
+}
+
+func checkDescription(d string) (string, error) {
+	d = strings.TrimSpace(d)
+	if utf8.RuneCountInString(d) > 2000 {
+		return "", fault.Validation("description", "description must have at most 2000 characters")
+	}
+	return d, nil
+}
+
+// Create adds a portal group.
+func (s *Service) Create(ctx context.Context, name, description string) (*GroupDetail, error) {
+	name, err := checkName(name)
+	if err != nil {
+		return nil, err
+	}
+	if description, err = checkDescription(description); err != nil {
+		return nil, err
+	}
+	g := &Group{ID: uuid.NewString(), Name: name, Description: description, GroupType: Portal}
+	if err := s.st.insert(ctx, g, s.now().UTC()); err != nil {
+		return nil, err
+	}
+	return &GroupDetail{Group: *g, Members: []Member{}}, nil
+}
+
+// Update renames or re-describes a portal group.
+func (s *Service) Update(ctx context.Context, id string, name, description *string) (*GroupDetail, error) {
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if g.GroupType != Portal {
+			return errManagedByDirectory("name")
+		}
+		if name != nil {
+			if g.Name, err = checkName(*name); err != nil {
+				return err
+			}
+		}
+		if description != nil {
+			if g.Description, err = checkDescription(*description); err != nil {
+				return err
+			}
+		}
+		return s.st.update(ctx, &g.Group, s.now().UTC())
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// Delete removes a portal group; its ACL records are deleted with it, so they
+// stop applying at once, and the permission cache is invalidated.
+func (s *Service) Delete(ctx context.Context, id string) error {
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.Get(ctx, id)
+		if err != nil {
+			return err
+		}
+		if g.GroupType != Portal {
+			return errManagedByDirectory("")
+		}
+		return s.remove(ctx, id)
+	})
+}
+
+func (s *Service) remove(ctx context.Context, id string) error {
+	if err := s.st.delete(ctx, id); err != nil {
+		return err
+	}
+	return s.acl.ForgetPrincipal(ctx, acl.PrincipalGroup, id)
+}
+
+// NewMember is either an existing user (UserID) or a directory identity to
+// upsert as a domain user.
+type NewMember struct {
+	UserID    string
+	Directory *users.DirectoryUser
+}
+
+// AddMember adds a user to a portal group (idempotent) and returns the group.
+func (s *Service) AddMember(ctx context.Context, groupID string, m NewMember) (*GroupDetail, error) {
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.Get(ctx, groupID)
+		if err != nil {
+			return err
+		}
+		if g.GroupType != Portal {
+			return errManagedByDirectory("")
+		}
+		userID := m.UserID
+		switch {
+		case m.UserID != "" && m.Directory != nil:
+			return fault.Validation("userId", "send either userId or the directory identity, not both")
+		case m.UserID != "":
+			u, err := s.users.Get(ctx, m.UserID)
+			if err != nil {
+				if fault.Is(err, fault.CodeNotFound) {
+					return fault.NotFound("user").With("field", "userId")
+				}
+				return err
+			}
+			if u.IsSystem {
+				return fault.Validation("userId", "the system account cannot be a group member")
+			}
+		case m.Directory != nil:
+			if userID, err = s.users.UpsertDomainUser(ctx, *m.Directory); err != nil {
+				return err
+			}
+		default:
+			return fault.Validation("userId", "userId or externalId is required")
+		}
+		if err := s.st.addMember(ctx, groupID, userID, s.now().UTC()); err != nil {
+			return err
+		}
+		s.acl.Invalidate(ctx)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, groupID)
+}
+
+// RemoveMember removes a user from a portal group (404 when not a member).
+func (s *Service) RemoveMember(ctx context.Context, groupID, userID string) error {
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.Get(ctx, groupID)
+		if err != nil {
+			return err
+		}
+		if g.GroupType != Portal {
+			return errManagedByDirectory("")
+		}
+		ok, err := s.st.removeMember(ctx, groupID, userID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.NotFound("member")
+		}
+		s.acl.Invalidate(ctx)
+		return nil
+	})
+}
+
+// UpsertDomainGroup creates or renames the domain-linked group of a directory
+// group (ad-sync) and returns its id.
+func (s *Service) UpsertDomainGroup(ctx context.Context, externalID, name, description string) (string, error) {
+	name, err := checkName(name)
+	if err != nil {
+		return "", err
+	}
+	if description, err = checkDescription(description); err != nil {
+		return "", err
+	}
+	var id string
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.st.byExternalID(ctx, externalID)
+		if store.IsNotFound(err) {
+			g = &Group{ID: uuid.NewString(), Name: name, Description: description, GroupType: DomainLinked, ExternalID: externalID}
+			id = g.ID
+			return s.st.insert(ctx, g, s.now().UTC())
+		}
+		if err != nil {
+			return err
+		}
+		id = g.ID
+		g.Name, g.Description = name, description
+		return s.st.update(ctx, g, s.now().UTC())
+	})
+	return id, err
+}
+
+// SetDomainMembers makes the members of a domain-linked group exactly userIDs
+// (removeMissing=false only adds).
+func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs []string, removeMissing bool) error {
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		cur, err := s.st.memberIDs(ctx, groupID)
+		if err != nil {
+			return err
+		}
+		now := s.now().UTC()
+		want := map[string]bool{}
+		for _, u := range userIDs {
+			want[u] = true
+			if !cur[u] {
+				if err := s.st.addMember(ctx, groupID, u, now); err != nil {
+					return err
+				}
+			}
+		}
+		if removeMissing {
+			for u := range cur {
+				if !want[u] {
+					if _, err := s.st.removeMember(ctx, groupID, u); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		s.acl.Invalidate(ctx)
+		return nil
+	})
+}
+
+// DeleteDomainGroup removes a domain-linked group (ad-sync, removeMissingGroups).
+func (s *Service) DeleteDomainGroup(ctx context.Context, id string) error {
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error { return s.remove(ctx, id) })
+}

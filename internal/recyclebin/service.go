@@ -1,0 +1,229 @@
+// Package recyclebin keeps soft-deleted content per node: lists, items,
+// libraries, files and pages register a kind with its restore and purge
+// handlers and add entries in the deleting transaction.
+package recyclebin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+)
+
+// Entry is one recycle-bin entry.
+type Entry struct {
+	ID        string
+	NodeID    string
+	Kind      string // "list", "list_item", "library", "file", "page", …
+	Title     string
+	DeletedBy string // user id, "" for the system
+	DeletedAt time.Time
+	Payload   json.RawMessage // snapshot the kind's restore handler needs
+	// ScopeID groups entries of one container (the list of deleted items, the
+	// library of deleted files) so that PurgeKindForScope can drop them together.
+	ScopeID string
+}
+
+// KindFunc restores or purges one entry of a kind (called inside a transaction).
+type KindFunc func(ctx context.Context, e Entry) error
+
+type kind struct{ restore, purge KindFunc }
+
+// Service is the recycle bin.
+type Service struct {
+	db    *store.DB
+	st    *binStore
+	acl   *acl.Engine
+	mu    sync.RWMutex
+	kinds map[string]kind
+	now   func() time.Time
+}
+
+// New builds the recycle bin.
+func New(db *store.DB, engine *acl.Engine) *Service {
+	return &Service{db: db, st: &binStore{db: db}, acl: engine, kinds: map[string]kind{}, now: time.Now}
+}
+
+// RegisterKind plugs in the restore and purge handlers of a kind.
+func (s *Service) RegisterKind(kind_ string, restore func(ctx context.Context, e Entry) error, purge func(ctx context.Context, e Entry) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.kinds[kind_] = kind{restore: restore, purge: purge}
+}
+
+func (s *Service) kind(k string) (kind, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	h, ok := s.kinds[k]
+	return h, ok
+}
+
+// Add records an entry in the caller's transaction and returns its id.
+func (s *Service) Add(ctx context.Context, e Entry) (string, error) {
+	if e.ID == "" {
+		e.ID = uuid.NewString()
+	}
+	if e.DeletedAt.IsZero() {
+		e.DeletedAt = s.now()
+	}
+	e.DeletedAt = e.DeletedAt.UTC()
+	if len(e.Payload) == 0 {
+		e.Payload = json.RawMessage("{}")
+	}
+	if e.NodeID == "" || e.Kind == "" {
+		return "", fmt.Errorf("recycle bin: entry needs a node and a kind")
+	}
+	if err := s.st.insert(ctx, e); err != nil {
+		return "", err
+	}
+	return e.ID, nil
+}
+
+// List returns one page of a node's entries, newest first. Needs edit on the
+// node: the bin shows titles of content that ordinary readers no longer see.
+func (s *Service) List(ctx context.Context, p *auth.Principal, nodeID string, offset, limit int) ([]Entry, int, error) {
+	if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: nodeID}, acl.Edit); err != nil {
+		return nil, 0, err
+	}
+	return s.st.list(ctx, nodeID, offset, limit)
+}
+
+func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryID string) (Entry, kind, error) {
+	if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: nodeID}, acl.Delete); err != nil {
+		return Entry{}, kind{}, err
+	}
+	if _, err := uuid.Parse(entryID); err != nil {
+		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
+	}
+	e, err := s.st.byID(ctx, entryID)
+	if store.IsNotFound(err) || err == nil && e.NodeID != nodeID {
+		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
+	}
+	if err != nil {
+		return Entry{}, kind{}, err
+	}
+	h, ok := s.kind(e.Kind)
+	if !ok {
+		return Entry{}, kind{}, fault.Conflict("entries of kind %q cannot be handled by this service", e.Kind)
+	}
+	return e, h, nil
+}
+
+// Restore puts an entry's content back (delete on the node) and removes the entry.
+func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryID string) (Entry, error) {
+	var out Entry
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		e, h, err := s.entryOf(ctx, p, nodeID, entryID)
+		if err != nil {
+			return err
+		}
+		if err := h.restore(ctx, e); err != nil {
+			return err
+		}
+		out = e
+		return s.st.delete(ctx, e.ID)
+	})
+	return out, err
+}
+
+// Purge deletes one entry for good (delete on the node).
+func (s *Service) Purge(ctx context.Context, p *auth.Principal, nodeID, entryID string) error {
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		e, h, err := s.entryOf(ctx, p, nodeID, entryID)
+		if err != nil {
+			return err
+		}
+		return s.purgeOne(ctx, e, h)
+	})
+}
+
+func (s *Service) purgeOne(ctx context.Context, e Entry, h kind) error {
+	if h.purge != nil {
+		if err := h.purge(ctx, e); err != nil {
+			return fmt.Errorf("purge %s entry %s: %w", e.Kind, e.ID, err)
+		}
+	}
+	return s.st.delete(ctx, e.ID)
+}
+
+// purgeEntries purges the given entries in the caller's transaction (or one of its own).
+func (s *Service) purgeEntries(ctx context.Context, es []Entry) (int, error) {
+	n := 0
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		for _, e := range es {
+			h, _ := s.kind(e.Kind) // unknown kinds: drop the row, nothing else to clean
+			if err := s.purgeOne(ctx, e, h); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// PurgeOlderThan purges every entry deleted more than age ago (service recycle-bin).
+func (s *Service) PurgeOlderThan(ctx context.Context, age time.Duration) (int, error) {
+	total := 0
+	for {
+		es, err := s.st.olderThan(ctx, s.now().Add(-age).UTC(), 200)
+		if err != nil {
+			return total, err
+		}
+		if len(es) == 0 {
+			return total, nil
+		}
+		n, err := s.purgeEntries(ctx, es)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// PurgeKindForScope purges every entry of kind whose ScopeID is scopeID, in the
+// caller's transaction (deleting a list purges its items already in the bin).
+func (s *Service) PurgeKindForScope(ctx context.Context, kind_, scopeID string) (int, error) {
+	es, err := s.st.byScope(ctx, kind_, scopeID)
+	if err != nil {
+		return 0, err
+	}
+	return s.purgeEntries(ctx, es)
+}
+
+// DeleteWhere purges the entries of kind for which match is true.
+func (s *Service) DeleteWhere(ctx context.Context, kind_ string, match func(Entry) bool) error {
+	es, err := s.st.byKind(ctx, kind_)
+	if err != nil {
+		return err
+	}
+	var picked []Entry
+	for _, e := range es {
+		if match(e) {
+			picked = append(picked, e)
+		}
+	}
+	_, err = s.purgeEntries(ctx, picked)
+	return err
+}
+
+// PurgeNode purges every entry of a node (the node is being deleted).
+func (s *Service) PurgeNode(ctx context.Context, nodeID string) error {
+	es, err := s.st.ofNode(ctx, nodeID)
+	if err != nil {
+		return err
+	}
+	_, err = s.purgeEntries(ctx, es)
+	return err
+}
+
+// Count is the number of entries (dashboard).
+func (s *Service) Count(ctx context.Context) (int, error) { return s.st.count(ctx) }

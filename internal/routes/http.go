@@ -1,0 +1,85 @@
+package routes
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/web"
+)
+
+// Handler serves /routes.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	op := web.Op(http.MethodGet, "/routes/resolve", "resolveRoute", "Resolve a slug path", web.User, "routes")
+	op.Description = "Canonical forms: / (home), /<node slugs> (node), /<node slugs>/lists/<slug>, /libraries/<slug>, /pages/<slug>, " +
+		"/<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, " +
+		"/groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. " +
+		"Nested nodes are chained by slug from the root. Unknown paths, and nodes or resources the caller cannot view, answer 404. " +
+		"The result carries type, nodeId, resourceId plus the matching listId / libraryId / pageId / surveyId / groupId, and the canonical path."
+	web.Register(api, op, h.resolve)
+	op = web.Op(http.MethodGet, "/routes/canonical", "canonicalRoute", "Canonical path of a node or resource", web.User, "routes")
+	op.Description = "type is node or surveys (nodeId required) or list, library, page, survey (resourceId required; nodeId optional and checked). Answers { path, type, nodeId, listId … }; 404 when absent or not visible."
+	web.Register(api, op, h.canonical)
+	op = web.Op(http.MethodGet, "/routes/legacy", "legacyRoute", "Convert a hash-style URL", web.User, "routes")
+	op.Description = "Accepts old hash URLs such as #/nodes/<nodeId>, #/nodes/<nodeId>/lists/<listId> (also library, page, survey, singular or plural), " +
+		"#/lists/<listId>, #/nodes/<nodeId>/surveys, or a slug path behind a hash, and answers the canonical route like /routes/resolve."
+	web.Register(api, op, h.legacy)
+}
+
+type routesResolveIn struct {
+	Path string `query:"path" required:"true" maxLength:"2000" doc:"slug path, e.g. /intranet/hr/lists/tasks"`
+}
+
+func (h *Handler) resolve(ctx context.Context, in *routesResolveIn) (*web.Out[*RouteResult], error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.svc.Resolve(ctx, p, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(r), nil
+}
+
+type routesCanonicalIn struct {
+	Type       string `query:"type" required:"true" enum:"node,surveys,list,library,page,survey"`
+	NodeID     string `query:"nodeId" format:"uuid"`
+	ResourceID string `query:"resourceId" format:"uuid"`
+}
+
+func (h *Handler) canonical(ctx context.Context, in *routesCanonicalIn) (*web.Out[*RouteResult], error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.svc.Canonical(ctx, p, in.Type, in.NodeID, in.ResourceID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(r), nil
+}
+
+type routesLegacyIn struct {
+	Path string `query:"path" required:"true" maxLength:"2000" doc:"hash-style URL, e.g. #/nodes/<uuid>/lists/<uuid>"`
+}
+
+func (h *Handler) legacy(ctx context.Context, in *routesLegacyIn) (*web.Out[*RouteResult], error) {
+	p, err := auth.Require(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, err := h.svc.Legacy(ctx, p, in.Path)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(r), nil
+}
