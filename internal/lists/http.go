@@ -34,7 +34,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodDelete, "/lists/{id}", "deleteList", "Move a list to the recycle bin",
 		"Delete on the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
 	web.Register(api, op(http.MethodPost, "/lists/{id}/recycle-content", "recycleListContent", "Move every item to the recycle bin",
-		"Delete on the list; one entry per item (kind list_item); the list stays. data.listMoved is the number of items listMoved."), h.recycleContent)
+		"Delete on the list; one entry per item (kind list_item); the list stays. data.moved is the number of items moved."), h.recycleContent)
 
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",
@@ -97,11 +97,11 @@ func (h *Handler) createList(ctx context.Context, in *createListIn) (*web.Out[Li
 	return web.Created(out), nil
 }
 
-type idPath struct {
+type ListIDParams struct {
 	ID string `path:"id" doc:"list id"`
 }
 
-func (h *Handler) getList(ctx context.Context, in *idPath) (*web.Out[ListOut], error) {
+func (h *Handler) getList(ctx context.Context, in *ListIDParams) (*web.Out[ListOut], error) {
 	out, err := h.svc.Get(ctx, auth.FromContext(ctx), in.ID)
 	if err != nil {
 		return nil, err
@@ -110,7 +110,7 @@ func (h *Handler) getList(ctx context.Context, in *idPath) (*web.Out[ListOut], e
 }
 
 type updateListIn struct {
-	idPath
+	ListIDParams
 	Body struct {
 		Title             *string        `json:"title,omitempty"`
 		Slug              *string        `json:"slug,omitempty"`
@@ -135,7 +135,7 @@ func (h *Handler) updateList(ctx context.Context, in *updateListIn) (*web.Out[Li
 	return web.OK(out), nil
 }
 
-func (h *Handler) deleteList(ctx context.Context, in *idPath) (*web.Out[any], error) {
+func (h *Handler) deleteList(ctx context.Context, in *ListIDParams) (*web.Out[any], error) {
 	if err := h.svc.DeleteList(ctx, auth.FromContext(ctx), in.ID); err != nil {
 		return nil, err
 	}
@@ -143,10 +143,10 @@ func (h *Handler) deleteList(ctx context.Context, in *idPath) (*web.Out[any], er
 }
 
 type listMoved struct {
-	Moved int `json:"listMoved"`
+	Moved int `json:"moved"`
 }
 
-func (h *Handler) recycleContent(ctx context.Context, in *idPath) (*web.Out[listMoved], error) {
+func (h *Handler) recycleContent(ctx context.Context, in *ListIDParams) (*web.Out[listMoved], error) {
 	n, err := h.svc.RecycleContent(ctx, auth.FromContext(ctx), in.ID)
 	if err != nil {
 		return nil, err
@@ -154,11 +154,11 @@ func (h *Handler) recycleContent(ctx context.Context, in *idPath) (*web.Out[list
 	return web.OK(listMoved{Moved: n}), nil
 }
 
-type listPath struct {
+type ListPathParams struct {
 	ListID string `path:"listId" doc:"list id"`
 }
 
-func (h *Handler) fields(ctx context.Context, in *listPath) (*web.Out[[]FieldOut], error) {
+func (h *Handler) fields(ctx context.Context, in *ListPathParams) (*web.Out[[]FieldOut], error) {
 	out, err := h.svc.Fields(ctx, auth.FromContext(ctx), in.ListID)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func (b listFieldBody) input() FieldInput {
 }
 
 type createFieldIn struct {
-	listPath
+	ListPathParams
 	Body listFieldBody
 }
 
@@ -196,13 +196,13 @@ func (h *Handler) createField(ctx context.Context, in *createFieldIn) (*web.Out[
 	return web.Created(out), nil
 }
 
-type fieldPath struct {
-	listPath
+type FieldPathParams struct {
+	ListPathParams
 	FieldID string `path:"fieldId" doc:"field id"`
 }
 
 type updateFieldIn struct {
-	fieldPath
+	FieldPathParams
 	Body listFieldBody
 }
 
@@ -214,14 +214,14 @@ func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[
 	return web.OK(out), nil
 }
 
-func (h *Handler) deleteField(ctx context.Context, in *fieldPath) (*web.Out[any], error) {
+func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Out[any], error) {
 	if err := h.svc.DeleteField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID); err != nil {
 		return nil, err
 	}
 	return web.Empty(), nil
 }
 
-func (h *Handler) views(ctx context.Context, in *listPath) (*web.Out[[]ListView], error) {
+func (h *Handler) views(ctx context.Context, in *ListPathParams) (*web.Out[[]ListView], error) {
 	out, err := h.svc.Views(ctx, auth.FromContext(ctx), in.ListID)
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (b listViewBody) input() ViewInput {
 }
 
 type createViewIn struct {
-	listPath
+	ListPathParams
 	Body listViewBody
 }
 
@@ -256,12 +256,12 @@ func (h *Handler) createView(ctx context.Context, in *createViewIn) (*web.Out[Li
 	return web.Created(out), nil
 }
 
-type viewPath struct {
-	listPath
+type ViewPathParams struct {
+	ListPathParams
 	ViewID string `path:"viewId" doc:"view id"`
 }
 
-func (h *Handler) getView(ctx context.Context, in *viewPath) (*web.Out[ListView], error) {
+func (h *Handler) getView(ctx context.Context, in *ViewPathParams) (*web.Out[ListView], error) {
 	out, err := h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID)
 	if err != nil {
 		return nil, err
@@ -270,7 +270,7 @@ func (h *Handler) getView(ctx context.Context, in *viewPath) (*web.Out[ListView]
 }
 
 type updateViewIn struct {
-	viewPath
+	ViewPathParams
 	Body listViewBody
 }
 
@@ -282,7 +282,7 @@ func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[Li
 	return web.OK(out), nil
 }
 
-func (h *Handler) deleteView(ctx context.Context, in *viewPath) (*web.Out[any], error) {
+func (h *Handler) deleteView(ctx context.Context, in *ViewPathParams) (*web.Out[any], error) {
 	if err := h.svc.DeleteView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID); err != nil {
 		return nil, err
 	}

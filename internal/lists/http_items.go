@@ -41,7 +41,7 @@ func (h *Handler) registerItems(api huma.API) {
 }
 
 type listItemsIn struct {
-	listPath
+	ListPathParams
 	Page    int    `query:"page" minimum:"1" default:"1"`
 	Limit   int    `query:"limit" doc:"1-500; otherwise the view's pageSize"`
 	ViewID  string `query:"viewId"`
@@ -76,7 +76,7 @@ type listItemBody struct {
 }
 
 type createItemIn struct {
-	listPath
+	ListPathParams
 	Body listItemBody
 }
 
@@ -88,12 +88,12 @@ func (h *Handler) createItem(ctx context.Context, in *createItemIn) (*web.Out[It
 	return web.Created(out), nil
 }
 
-type itemPath struct {
-	listPath
+type ItemPathParams struct {
+	ListPathParams
 	ItemID string `path:"itemId" doc:"item number or guid"`
 }
 
-func (h *Handler) getItem(ctx context.Context, in *itemPath) (*web.Out[ItemOut], error) {
+func (h *Handler) getItem(ctx context.Context, in *ItemPathParams) (*web.Out[ItemOut], error) {
 	out, err := h.svc.GetItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -102,7 +102,7 @@ func (h *Handler) getItem(ctx context.Context, in *itemPath) (*web.Out[ItemOut],
 }
 
 type updateItemIn struct {
-	itemPath
+	ItemPathParams
 	Body listItemBody
 }
 
@@ -114,24 +114,30 @@ func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[It
 	return web.OK(out), nil
 }
 
-func (h *Handler) deleteItem(ctx context.Context, in *itemPath) (*web.Out[any], error) {
+func (h *Handler) deleteItem(ctx context.Context, in *ItemPathParams) (*web.Out[any], error) {
 	if err := h.svc.DeleteItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID); err != nil {
 		return nil, err
 	}
 	return web.Empty(), nil
 }
 
+// QuickEditUpdateRow is one changed row of a quick edit.
+type QuickEditUpdateRow struct {
+	ID          int64          `json:"id"`
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
+// QuickEditCreateRow is one new row of a quick edit.
+type QuickEditCreateRow struct {
+	ClientRowID string         `json:"clientRowId"`
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
 type quickEditIn struct {
-	listPath
+	ListPathParams
 	Body struct {
-		Updates []struct {
-			ID          int64          `json:"id"`
-			FieldValues map[string]any `json:"fieldValues"`
-		} `json:"updates,omitempty"`
-		Creates []struct {
-			ClientRowID string         `json:"clientRowId"`
-			FieldValues map[string]any `json:"fieldValues"`
-		} `json:"creates,omitempty"`
+		Updates []QuickEditUpdateRow `json:"updates,omitempty"`
+		Creates []QuickEditCreateRow `json:"creates,omitempty"`
 	}
 }
 
@@ -171,7 +177,7 @@ func ParseIDs(s string, max int) ([]int64, error) {
 }
 
 type syncIn struct {
-	listPath
+	ListPathParams
 	IDs string `query:"ids"`
 }
 
@@ -191,7 +197,7 @@ func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[itemsSync
 	return web.OK(itemsSyncOut{Items: items}), nil
 }
 
-func (h *Handler) versions(ctx context.Context, in *itemPath) (*web.Out[VersionHistory], error) {
+func (h *Handler) versions(ctx context.Context, in *ItemPathParams) (*web.Out[VersionHistory], error) {
 	out, err := h.svc.ItemVersions(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -199,7 +205,7 @@ func (h *Handler) versions(ctx context.Context, in *itemPath) (*web.Out[VersionH
 	return web.OK(out), nil
 }
 
-func (h *Handler) permSettings(ctx context.Context, in *itemPath) (*web.Out[ItemInheritance], error) {
+func (h *Handler) permSettings(ctx context.Context, in *ItemPathParams) (*web.Out[ItemInheritance], error) {
 	out, err := h.svc.ItemPermissionSettings(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -208,7 +214,7 @@ func (h *Handler) permSettings(ctx context.Context, in *itemPath) (*web.Out[Item
 }
 
 type setItemPermIn struct {
-	itemPath
+	ItemPathParams
 	Body struct {
 		InheritFromParent bool `json:"inheritFromParent"`
 	}
@@ -223,7 +229,7 @@ func (h *Handler) setPermSettings(ctx context.Context, in *setItemPermIn) (*web.
 }
 
 type personIn struct {
-	listPath
+	ListPathParams
 	FieldID    string `query:"fieldId"`
 	Q          string `query:"q" maxLength:"200"`
 	ExcludeIDs string `query:"excludeIds"`
@@ -242,7 +248,7 @@ func (h *Handler) personOptions(ctx context.Context, in *personIn) (*web.Out[[]L
 }
 
 type lookupIn struct {
-	listPath
+	ListPathParams
 	TargetListID    string `query:"targetListId"`
 	TargetLibraryID string `query:"targetLibraryId"`
 	Q               string `query:"q" maxLength:"200"`
@@ -257,7 +263,7 @@ func (h *Handler) lookupOptions(ctx context.Context, in *lookupIn) (*web.Out[Loo
 	return web.OK(out), nil
 }
 
-func (h *Handler) attachments(ctx context.Context, in *itemPath) (*web.Out[[]ItemAttachment], error) {
+func (h *Handler) attachments(ctx context.Context, in *ItemPathParams) (*web.Out[[]ItemAttachment], error) {
 	out, err := h.svc.Attachments(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
 	if err != nil {
 		return nil, err
@@ -265,12 +271,12 @@ func (h *Handler) attachments(ctx context.Context, in *itemPath) (*web.Out[[]Ite
 	return web.OK(out), nil
 }
 
-type attachmentPath struct {
-	itemPath
+type AttachmentPathParams struct {
+	ItemPathParams
 	ID string `path:"id" doc:"attachment id"`
 }
 
-func (h *Handler) deleteAttachment(ctx context.Context, in *attachmentPath) (*web.Out[any], error) {
+func (h *Handler) deleteAttachment(ctx context.Context, in *AttachmentPathParams) (*web.Out[any], error) {
 	if err := h.svc.DeleteAttachment(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.ID); err != nil {
 		return nil, err
 	}

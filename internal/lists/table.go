@@ -214,7 +214,7 @@ func (s *Store) setItemInherits(ctx context.Context, l *List, number int64, inhe
 // itemSelect is the column list of item reads for the given fields.
 func itemSelect(fields []*field.Def) string {
 	var b strings.Builder
-	b.WriteString("id, guid, COALESCE(created_by, ''), COALESCE(updated_by, ''), created_at, updated_at, inherits_permissions")
+	b.WriteString("id, guid, created_by, updated_by, created_at, updated_at, inherits_permissions")
 	for _, f := range fields {
 		if f.Col == 0 {
 			continue
