@@ -283,7 +283,6 @@ func (s *Service) ResolveSlug(ctx context.Context, nodeID, slug string) (string,
 	return id, err
 }
 
-
 // SlugOf returns the node and slug of a list (routes, menu links).
 func (s *Service) SlugOf(ctx context.Context, id string) (string, string, error) {
 	if _, err := uuid.Parse(id); err != nil {
