@@ -1,0 +1,70 @@
+// Package events holds the event receivers (SPEC.md, Events) and the outbox
+// dispatcher that turns committed domain events into the receivers' jobs.
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Item event names of SPEC.md.
+const (
+	ItemCreated = "listItem.created"
+	ItemUpdated = "listItem.updated"
+	ItemDeleted = "listItem.deleted"
+)
+
+// JobSendEventEmail is the receiver job type that mails on an event.
+const JobSendEventEmail = "notifications.sendEventEmail"
+
+// Receiver is a registered event receiver.
+type Receiver struct {
+	ID         string         `json:"id" format:"uuid"`
+	EventName  string         `json:"eventName"`
+	Title      string         `json:"title"`
+	ServiceKey string         `json:"serviceKey"`
+	JobType    string         `json:"jobType"`
+	Config     map[string]any `json:"config"`
+	ListID     *string        `json:"listId" doc:"config.listId: the list the receiver is scoped to, null for every list"`
+	CreatedBy  *string        `json:"createdBy"`
+	CreatedAt  time.Time      `json:"createdAt"`
+}
+
+// NewReceiver is the body of POST /event-receivers.
+type NewReceiver struct {
+	EventName  string         `json:"eventName" maxLength:"100" doc:"listItem.created, listItem.updated or listItem.deleted"`
+	Title      string         `json:"title" maxLength:"200"`
+	ServiceKey string         `json:"serviceKey" maxLength:"50" doc:"notifications for notifications.sendEventEmail"`
+	JobType    string         `json:"jobType" maxLength:"100" doc:"notifications.sendEventEmail"`
+	Config     map[string]any `json:"config" doc:"notifications.sendEventEmail: to (address or list), subject, text with {{eventName}} {{userLogin}} {{userId}} {{resourceType}} {{resourceId}} {{details}}; optional listId"`
+}
+
+// event is one outbox row.
+type event struct {
+	ID           int64
+	Name         string
+	ResourceType string
+	ResourceID   string
+	ScopeID      string
+	ActorID      string
+	Payload      json.RawMessage
+	CreatedAt    time.Time
+}
+
+// EmailPayload is the payload of a notifications.sendEventEmail job: the
+// receiver's mail template and the event it fires for.
+type EmailPayload struct {
+	ReceiverID   string          `json:"receiverId"`
+	EventID      int64           `json:"eventId"`
+	EventName    string          `json:"eventName"`
+	UserID       string          `json:"userId"`
+	UserLogin    string          `json:"userLogin"`
+	ResourceType string          `json:"resourceType"`
+	ResourceID   string          `json:"resourceId"`
+	ListID       string          `json:"listId,omitempty"`
+	Details      json.RawMessage `json:"details"`
+	To           []string        `json:"to"`
+	Subject      string          `json:"subject"`
+	Text         string          `json:"text"`
+	OccurredAt   time.Time       `json:"occurredAt"`
+}

@@ -1,0 +1,327 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+)
+
+// DefaultMaxAttempts is how often a job is tried unless MaxAttempts says otherwise.
+const DefaultMaxAttempts = 5
+
+// Queue enqueues jobs and runs the worker pool.
+type Queue struct {
+	db *store.DB
+	st *jobStore
+
+	mu       sync.RWMutex
+	handlers map[string]HandlerFunc
+	types    []string
+
+	// Concurrency is the number of jobs run at once by Run (default 4).
+	Concurrency int
+	// Poll is the idle wait between claims when nothing was due (default 1s).
+	Poll time.Duration
+	// Lease bounds a job's run; a running job older than that is reclaimed by
+	// the reaper of any worker. Handlers get a ctx that ends with the lease.
+	Lease time.Duration
+	// Backoff is the base of the exponential retry delay (default 2s: 2s, 4s, 8s …, capped at 1h).
+	Backoff time.Duration
+
+	system func(ctx context.Context) (*auth.Principal, error)
+	byID   func(ctx context.Context, id string) (*auth.Principal, error)
+
+	wake   chan struct{}
+	worker string
+	now    func() time.Time
+}
+
+// New builds a queue on db.
+func New(db *store.DB) *Queue {
+	host, _ := os.Hostname()
+	return &Queue{
+		db: db, st: &jobStore{db: db}, handlers: map[string]HandlerFunc{},
+		Concurrency: 4, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second,
+		wake:   make(chan struct{}, 1),
+		worker: host + "/" + strconv.Itoa(os.Getpid()) + "/" + uuid.NewString()[:8],
+		now:    time.Now,
+	}
+}
+
+// UsePrincipals tells the queue how to build the principal a handler runs
+// with: core-system by default, or the user named by AsUser / the payload's
+// "actorId".
+func (q *Queue) UsePrincipals(system func(ctx context.Context) (*auth.Principal, error), byID func(ctx context.Context, id string) (*auth.Principal, error)) {
+	q.system, q.byID = system, byID
+}
+
+// Handle registers the handler of a job type (before Run).
+func (q *Queue) Handle(jobType string, h func(ctx context.Context, job *Job) (result any, err error)) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if _, ok := q.handlers[jobType]; !ok {
+		q.types = append(q.types, jobType)
+	}
+	q.handlers[jobType] = h
+}
+
+// Handles reports whether a handler is registered for jobType.
+func (q *Queue) Handles(jobType string) bool {
+	q.mu.RLock()
+	defer q.mu.RUnlock()
+	_, ok := q.handlers[jobType]
+	return ok
+}
+
+// Enqueue stores a pending job and returns its id. When ctx carries a
+// transaction the job is part of it (and runs only if it commits).
+func (q *Queue) Enqueue(ctx context.Context, jobType string, payload any, opts ...Option) (string, error) {
+	o := enqueueOpts{maxAttempts: DefaultMaxAttempts}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	raw, err := json.Marshal(payload)
+	if err != nil {
+		return "", fmt.Errorf("encode payload of %s: %w", jobType, err)
+	}
+	if o.actorID == "" {
+		var named struct {
+			ActorID string `json:"actorId"`
+		}
+		if json.Unmarshal(raw, &named) == nil && named.ActorID != "" {
+			o.actorID = named.ActorID
+		}
+	}
+	if o.actorID != "" {
+		if _, err := uuid.Parse(o.actorID); err != nil {
+			return "", fmt.Errorf("job %s: actor id %q is not a UUID", jobType, o.actorID)
+		}
+	}
+	now := q.now().UTC()
+	runAt := now
+	if !o.runAt.IsZero() {
+		runAt = o.runAt
+	}
+	j := &Job{ID: uuid.NewString(), Type: jobType, Status: StatusPending, Payload: raw, MaxAttempts: o.maxAttempts, RunAt: runAt, CreatedAt: now}
+	if err := q.st.insert(ctx, j, o); err != nil {
+		return "", err
+	}
+	store.AfterCommit(ctx, q.Wake)
+	return j.ID, nil
+}
+
+// Wake makes an idle worker of this process look for work at once.
+func (q *Queue) Wake() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Get returns one job (fault NotFound when absent).
+func (q *Queue) Get(ctx context.Context, id string) (*Job, error) {
+	if _, err := uuid.Parse(id); err != nil {
+		return nil, fault.Validation("id", "id must be a UUID")
+	}
+	j, err := q.st.get(ctx, id)
+	if store.IsNotFound(err) {
+		return nil, fault.NotFound("job")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read job: %w", err)
+	}
+	return j, nil
+}
+
+// List returns a page of jobs, newest first.
+func (q *Queue) List(ctx context.Context, f Filter, offset, limit int) ([]*Job, int, error) {
+	return q.st.list(ctx, f, offset, limit)
+}
+
+// DeleteCompleted removes succeeded and failed jobs completed more than age ago.
+func (q *Queue) DeleteCompleted(ctx context.Context, age time.Duration) (int64, error) {
+	return q.st.deleteCompleted(ctx, q.now().UTC().Add(-age))
+}
+
+// Reap hands running jobs whose lease ran out back to pending.
+func (q *Queue) Reap(ctx context.Context) (int64, error) { return q.st.reap(ctx, q.now().UTC()) }
+
+// Run is the worker pool: it claims due jobs of the registered types and runs
+// them, Concurrency at a time, until ctx ends; it also reaps stuck jobs.
+func (q *Queue) Run(ctx context.Context) {
+	n := max(1, q.Concurrency)
+	slots := make(chan struct{}, n)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	reapEvery := min(max(q.Lease/4, time.Second), time.Minute)
+	lastReap := time.Time{}
+	for ctx.Err() == nil {
+		if time.Since(lastReap) >= reapEvery {
+			if k, err := q.Reap(ctx); err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "reap stuck jobs", "err", err)
+			} else if k > 0 {
+				slog.WarnContext(ctx, "stuck jobs returned to the queue", "count", k)
+			}
+			lastReap = time.Now()
+		}
+		// wait for a free slot
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		free := 1
+	fill:
+		for free < n {
+			select {
+			case slots <- struct{}{}:
+				free++
+			default:
+				break fill
+			}
+		}
+		claimed, err := q.claim(ctx, free)
+		if err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "claim jobs", "err", err)
+		}
+		for range free - len(claimed) {
+			<-slots
+		}
+		for _, j := range claimed {
+			wg.Add(1)
+			go func() {
+				defer func() { <-slots; wg.Done() }()
+				q.execute(ctx, j)
+			}()
+		}
+		if len(claimed) == free {
+			continue // more may be due
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wake:
+		case <-time.After(q.Poll):
+		}
+	}
+}
+
+func (q *Queue) claim(ctx context.Context, n int) ([]*Job, error) {
+	q.mu.RLock()
+	types := append([]string(nil), q.types...)
+	q.mu.RUnlock()
+	return q.st.claim(ctx, q.worker, types, n, q.now().UTC(), q.Lease)
+}
+
+// RunOnce claims and runs at most one due job; it reports whether it ran one.
+// Tests and the admin tooling use it to drive the queue step by step.
+func (q *Queue) RunOnce(ctx context.Context) (bool, error) {
+	js, err := q.claim(ctx, 1)
+	if err != nil || len(js) == 0 {
+		return false, err
+	}
+	q.execute(ctx, js[0])
+	return true, nil
+}
+
+func (q *Queue) execute(ctx context.Context, j *Job) {
+	q.mu.RLock()
+	h := q.handlers[j.Type]
+	q.mu.RUnlock()
+	log := slog.With("jobId", j.ID, "jobType", j.Type, "attempt", j.Attempts)
+	// The handler must finish within the lease, or the reaper gives the job to another worker.
+	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.Lease)
+	defer cancel()
+	stop := context.AfterFunc(ctx, cancel)
+	defer stop()
+	result, err := q.invoke(runCtx, h, j)
+	// Record the outcome even while shutting down.
+	doneCtx, doneCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer doneCancel()
+	now := q.now().UTC()
+	var held bool
+	switch {
+	case err == nil:
+		var raw []byte
+		if raw, err = json.Marshal(result); err != nil {
+			held, err = q.st.fail(doneCtx, j.ID, q.worker, "encode result: "+err.Error(), now)
+			break
+		}
+		held, err = q.st.succeed(doneCtx, j.ID, q.worker, raw, now)
+		log.Debug("job succeeded")
+	case isPermanent(err) || j.Attempts >= j.MaxAttempts:
+		log.Warn("job failed", "err", err)
+		held, err = q.st.fail(doneCtx, j.ID, q.worker, err.Error(), now)
+	default:
+		at := now.Add(q.backoff(j.Attempts))
+		log.Info("job will be retried", "err", err, "at", at)
+		held, err = q.st.retry(doneCtx, j.ID, q.worker, err.Error(), at)
+	}
+	if err != nil {
+		log.Error("record job outcome", "err", err)
+	} else if !held {
+		log.Warn("job outcome dropped: the lease had expired and the job was handed to another worker")
+	}
+}
+
+func (q *Queue) invoke(ctx context.Context, h HandlerFunc, j *Job) (result any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handler panicked: %v", r)
+		}
+	}()
+	if h == nil {
+		return nil, Permanent(fmt.Errorf("no handler for job type %s", j.Type))
+	}
+	p, err := q.principal(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	if p != nil {
+		ctx = auth.WithPrincipal(ctx, p)
+	}
+	ctx = context.WithValue(ctx, jobKey{}, j.ID)
+	return h(ctx, j)
+}
+
+func (q *Queue) principal(ctx context.Context, j *Job) (*auth.Principal, error) {
+	if j.ActorID != "" && q.byID != nil {
+		p, err := q.byID(ctx, j.ActorID)
+		if err != nil {
+			return nil, Permanent(fmt.Errorf("acting user %s: %w", j.ActorID, err))
+		}
+		return p, nil
+	}
+	if q.system != nil {
+		return q.system(ctx)
+	}
+	return nil, nil
+}
+
+func (q *Queue) backoff(attempt int) time.Duration {
+	d := q.Backoff << min(attempt-1, 20)
+	if d <= 0 || d > time.Hour {
+		d = time.Hour
+	}
+	return d + rand.N(d/4+1) // jitter keeps retries of many jobs apart
+}
+
+type jobKey struct{}
+
+// IDFrom returns the id of the job running in ctx ("" outside jobs).
+func IDFrom(ctx context.Context) string {
+	id, _ := ctx.Value(jobKey{}).(string)
+	return id
+}

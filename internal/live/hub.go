@@ -1,0 +1,214 @@
+// Package live delivers item changes to browsers as Server-Sent Events. Each
+// instance holds one bus subscription per list with watchers and fans every
+// message out to its local SSE clients; the bus (in-process or Redis) carries
+// a change from the instance that saved it to every other instance.
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"coreportal/internal/bus"
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+// EventItemUpdated is the SSE event name of SPEC.md Events 5.
+const EventItemUpdated = "item_updated"
+
+// Hub is the live-update hub of one instance.
+type Hub struct {
+	bus bus.Bus
+	// PingInterval is the heartbeat period (SPEC: 30 s).
+	PingInterval time.Duration
+	// ClientBuffer is how many events wait for a slow client before newer ones are dropped.
+	ClientBuffer int
+
+	mu    sync.Mutex
+	lists map[string]*listSub
+
+	dropped atomic.Int64
+}
+
+type listSub struct {
+	clients map[*client]struct{}
+	cancel  func()
+	done    chan struct{}
+}
+
+type client struct {
+	ids map[int64]struct{}
+	ch  chan delivery
+}
+
+type delivery struct {
+	n    int64
+	data json.RawMessage
+}
+
+// wire is what travels on the bus.
+type wire struct {
+	N    int64           `json:"n"`
+	Data json.RawMessage `json:"data"`
+}
+
+// NewHub builds the hub on b.
+func NewHub(b bus.Bus) *Hub {
+	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, lists: map[string]*listSub{}}
+}
+
+func topic(listID string) string { return "live.list." + listID }
+
+// PublishItem sends an item_updated event (data per SPEC.md Events 5:
+// {listId, item}) to every instance; the lists capability calls it after commit.
+func (h *Hub) PublishItem(ctx context.Context, listID string, itemNumber int64, item any) error {
+	data, err := json.Marshal(struct {
+		ListID string `json:"listId"`
+		Item   any    `json:"item"`
+	}{listID, item})
+	if err != nil {
+		return fmt.Errorf("encode live item: %w", err)
+	}
+	msg, err := json.Marshal(wire{N: itemNumber, Data: data})
+	if err != nil {
+		return fmt.Errorf("encode live message: %w", err)
+	}
+	return h.bus.Publish(ctx, topic(listID), msg)
+}
+
+// Subscriptions is the number of bus subscriptions the hub holds (one per watched list).
+func (h *Hub) Subscriptions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.lists)
+}
+
+// Dropped counts events not delivered because a client was too slow.
+func (h *Hub) Dropped() int64 { return h.dropped.Load() }
+
+func (h *Hub) join(listID string, ids []int64) *client {
+	c := &client{ids: make(map[int64]struct{}, len(ids)), ch: make(chan delivery, max(1, h.ClientBuffer))}
+	for _, id := range ids {
+		c.ids[id] = struct{}{}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ls := h.lists[listID]
+	if ls == nil {
+		msgs, cancel := h.bus.Subscribe(topic(listID))
+		ls = &listSub{clients: map[*client]struct{}{}, cancel: cancel, done: make(chan struct{})}
+		h.lists[listID] = ls
+		go h.fanOut(listID, ls, msgs)
+	}
+	ls.clients[c] = struct{}{}
+	return c
+}
+
+func (h *Hub) leave(listID string, c *client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ls := h.lists[listID]
+	if ls == nil {
+		return
+	}
+	delete(ls.clients, c)
+	if len(ls.clients) == 0 {
+		ls.cancel()
+		close(ls.done)
+		delete(h.lists, listID)
+	}
+}
+
+// fanOut hands each message of a list to the local clients watching the item.
+// It ends when the list's subscription is dropped.
+func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
+	for {
+		var raw []byte
+		select {
+		case raw = <-msgs:
+		case <-ls.done:
+			return
+		}
+		var m wire
+		if err := json.Unmarshal(raw, &m); err != nil {
+			slog.Warn("live: bad message on the bus", "list", listID, "err", err)
+			continue
+		}
+		d := delivery{n: m.N, data: m.Data}
+		h.mu.Lock()
+		if h.lists[listID] != ls {
+			h.mu.Unlock()
+			return
+		}
+		for c := range ls.clients {
+			if _, ok := c.ids[m.N]; !ok {
+				continue
+			}
+			select {
+			case c.ch <- d:
+			default:
+				h.dropped.Add(1)
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// Stream serves text/event-stream until the client leaves: `item_updated`
+// events for the items in ids, a `: ping` comment every PingInterval, and
+// 503 UNAVAILABLE when the bus is a shared one and cannot be reached.
+// canView is asked again before each delivery, so a right withdrawn while
+// the stream is open stops the events of that item.
+func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error {
+	ctx := r.Context()
+	if h.bus.Shared() {
+		if err := h.bus.Healthy(ctx); err != nil {
+			web.WriteError(w, r, fault.New(fault.CodeUnavailable, "live updates are unavailable: the shared message channel cannot be reached; poll sync-state instead"))
+			return err
+		}
+	}
+	c := h.join(listID, ids)
+	defer h.leave(listID, c)
+
+	rc := http.NewResponseController(w)
+	hdr := w.Header()
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("Connection", "keep-alive")
+	hdr.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	if _, err := fmt.Fprint(w, "retry: 5000\n\n"); err != nil {
+		return err
+	}
+	if err := rc.Flush(); err != nil {
+		return err
+	}
+	ping := time.NewTicker(h.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ping.C:
+			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
+				return err
+			}
+		case d := <-c.ch:
+			if canView != nil && !canView(ctx, d.n) {
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", EventItemUpdated, d.data); err != nil {
+				return err
+			}
+		}
+		if err := rc.Flush(); err != nil {
+			return err
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package live
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"coreportal/internal/bus"
+)
+
+type sse struct {
+	lines chan string
+	resp  *http.Response
+}
+
+func open(t *testing.T, url string) *sse {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &sse{lines: make(chan string, 100), resp: resp}
+	if resp.StatusCode != 200 {
+		return s
+	}
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	return s
+}
+
+// next returns the next non-empty line that is not the retry hint.
+func (s *sse) next(t *testing.T, within time.Duration) string {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case l, ok := <-s.lines:
+			if !ok {
+				t.Fatal("stream closed")
+			}
+			if l == "" || strings.HasPrefix(l, "retry:") {
+				continue
+			}
+			return l
+		case <-deadline:
+			return ""
+		}
+	}
+}
+
+func serve(t *testing.T, h *Hub, canView func(context.Context, int64) bool) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var ids []int64
+		for _, s := range strings.Split(r.URL.Query().Get("ids"), ",") {
+			var n int64
+			for _, c := range s {
+				n = n*10 + int64(c-'0')
+			}
+			ids = append(ids, n)
+		}
+		_ = h.Stream(w, r, r.URL.Query().Get("list"), ids, canView)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func waitSubs(t *testing.T, h *Hub, n int) {
+	t.Helper()
+	for i := 0; i < 200 && h.Subscriptions() != n; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if h.Subscriptions() != n {
+		t.Fatalf("%d subscriptions, want %d", h.Subscriptions(), n)
+	}
+}
+
+func TestStreamDeliversWatchedVisibleItems(t *testing.T) {
+	h := NewHub(bus.NewMemory())
+	var hidden atomic.Int64
+	hidden.Store(-1)
+	srv := serve(t, h, func(_ context.Context, n int64) bool { return n != hidden.Load() })
+	a := open(t, srv.URL+"?list=L1&ids=1,2")
+	b := open(t, srv.URL+"?list=L1&ids=3")
+	c := open(t, srv.URL+"?list=L2&ids=1")
+	if ct := a.resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	waitSubs(t, h, 2) // one bus subscription per list, not per client
+	ctx := context.Background()
+	item := map[string]any{"id": 2, "updated_at": "2026-01-01T00:00:00Z", "updated_by": "u1",
+		"updated_by_user": map[string]any{"display_name": "Alice"}, "field_values": map[string]any{"f": "v"}}
+	if err := h.PublishItem(ctx, "L1", 2, item); err != nil {
+		t.Fatal(err)
+	}
+	if l := a.next(t, 2*time.Second); l != "event: item_updated" {
+		t.Fatalf("event line %q", l)
+	}
+	data := a.next(t, time.Second)
+	want := `data: {"listId":"L1","item":{"field_values":{"f":"v"},"id":2,"updated_at":"2026-01-01T00:00:00Z","updated_by":"u1","updated_by_user":{"display_name":"Alice"}}}`
+	if data != want {
+		t.Fatalf("data\n got %s\nwant %s", data, want)
+	}
+	if l := b.next(t, 200*time.Millisecond); l != "" {
+		t.Fatalf("client of other ids got %q", l)
+	}
+	if l := c.next(t, 100*time.Millisecond); l != "" {
+		t.Fatalf("client of other list got %q", l)
+	}
+	// the right is checked before each delivery
+	hidden.Store(1)
+	_ = h.PublishItem(ctx, "L1", 1, map[string]any{"id": 1})
+	if l := a.next(t, 200*time.Millisecond); l != "" {
+		t.Fatalf("hidden item delivered: %q", l)
+	}
+	_ = h.PublishItem(ctx, "L1", 2, map[string]any{"id": 2})
+	if l := a.next(t, 2*time.Second); l != "event: item_updated" {
+		t.Fatalf("visible item after hidden one: %q", l)
+	}
+	a.resp.Body.Close()
+	b.resp.Body.Close()
+	c.resp.Body.Close()
+	waitSubs(t, h, 0)
+}
+
+func TestStreamPings(t *testing.T) {
+	h := NewHub(bus.NewMemory())
+	h.PingInterval = 50 * time.Millisecond
+	srv := serve(t, h, nil)
+	s := open(t, srv.URL+"?list=L&ids=1")
+	for range 2 {
+		if l := s.next(t, time.Second); l != ": ping" {
+			t.Fatalf("got %q, want ping", l)
+		}
+	}
+}
+
+// A change published on instance A's Redis bus reaches a client of instance B.
+func TestStreamAcrossInstancesThroughRedis(t *testing.T) {
+	ra, err := bus.NewRedis("redis://127.0.0.1:6379/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ra.Close()
+	rb, err := bus.NewRedis("redis://127.0.0.1:6379/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rb.Close()
+	a, b := NewHub(ra), NewHub(rb)
+	srv := serve(t, b, nil)
+	list := "list-" + time.Now().Format("150405.000000")
+	s := open(t, srv.URL+"?list="+list+"&ids=5")
+	waitSubs(t, b, 1)
+	time.Sleep(100 * time.Millisecond) // SUBSCRIBE reaches Redis
+	if err := a.PublishItem(context.Background(), list, 5, map[string]any{"id": 5}); err != nil {
+		t.Fatal(err)
+	}
+	if l := s.next(t, 3*time.Second); l != "event: item_updated" {
+		t.Fatalf("got %q", l)
+	}
+	if l := s.next(t, time.Second); l != `data: {"listId":"`+list+`","item":{"id":5}}` {
+		t.Fatalf("data %q", l)
+	}
+}
+
+func TestStreamUnavailableWithoutRedis(t *testing.T) {
+	r, err := bus.NewRedis("redis://127.0.0.1:1/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := NewHub(r)
+	srv := serve(t, h, nil)
+	s := open(t, srv.URL+"?list=L&ids=1")
+	defer s.resp.Body.Close()
+	if s.resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("status %d, want 503", s.resp.StatusCode)
+	}
+	body := make([]byte, 512)
+	n, _ := s.resp.Body.Read(body)
+	if !strings.Contains(string(body[:n]), `"UNAVAILABLE"`) {
+		t.Fatalf("body %s", body[:n])
+	}
+	if h.Subscriptions() != 0 {
+		t.Fatal("subscription kept after refusal")
+	}
+}

@@ -1,0 +1,139 @@
+package mail
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/web"
+)
+
+// Handler serves the SMTP settings and /mail/send.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	get := web.Op(http.MethodGet, "/admin/settings/smtp", "getSmtpSettings", "SMTP settings (config of service notifications)", web.Admin, "admin-mail")
+	get.Description += " The password is never returned: hasPassword says whether one is stored. Without a stored host the SMTP_* environment variables apply (source=environment)."
+	web.Register(api, get, h.get)
+	put := web.Op(http.MethodPut, "/admin/settings/smtp", "putSmtpSettings", "Replace the SMTP settings", web.Admin, "admin-mail")
+	put.Description += " Omit password or send ******** to keep the stored one; an empty string clears it. An empty host falls back to SMTP_*."
+	web.Register(api, put, h.put)
+	st := web.Op(http.MethodGet, "/admin/settings/smtp-status", "getSmtpStatus", "Check the connection to the SMTP server", web.Admin, "admin-mail")
+	st.Description += " Connects, negotiates TLS and authenticates now; connected=false with error when that fails."
+	web.Register(api, st, h.status)
+	test := web.Op(http.MethodPost, "/admin/settings/smtp/test", "sendSmtpTest", "Send a test mail now", web.Admin, "admin-mail")
+	test.Description += " Works while service notifications is disabled. 409 CONFLICT when SMTP is not configured, 503 UNAVAILABLE when the server refuses the mail."
+	web.Register(api, test, h.test)
+	send := web.Op(http.MethodPost, "/mail/send", "sendMail", "Send a mail", web.User, "mail")
+	send.Description = `Administrators always; other users only when allowAuthenticatedSend is on (else 403).
+Requires SMTP configured and service notifications enabled (else 409 CONFLICT, details.reason smtp_not_configured or service_disabled).
+async=true (default): a notifications.sendEmail job is queued, 202 { async: true, jobId, status: "pending" }.
+async=false: sent now, administrators only (else 403), 200 { async: false, status: "sent" }; 503 when the SMTP server refuses.
+Addresses are bare (name@domain.tld); at most 100 recipients in total; text or html required.`
+	web.Register(api, send, h.send)
+}
+
+func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[View], error) {
+	v, err := h.svc.Settings(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(v), nil
+}
+
+type putIn struct{ Body Input }
+
+func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[View], error) {
+	v, err := h.svc.SaveSettings(ctx, in.Body)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(v), nil
+}
+
+func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[Status], error) {
+	st, err := h.svc.CheckStatus(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(st), nil
+}
+
+type testIn struct {
+	Body struct {
+		To string `json:"to" maxLength:"254" doc:"recipient of the test mail"`
+	}
+}
+
+type testOut struct {
+	Sent bool   `json:"sent"`
+	To   string `json:"to"`
+}
+
+func (h *Handler) test(ctx context.Context, in *testIn) (*web.Out[testOut], error) {
+	if err := h.svc.SendTest(ctx, strings.TrimSpace(in.Body.To)); err != nil {
+		return nil, err
+	}
+	return web.OK(testOut{Sent: true, To: in.Body.To}), nil
+}
+
+// Recipients is one address or a list of addresses.
+type Recipients []string
+
+// UnmarshalJSON accepts "a@b.c" or ["a@b.c", …].
+func (r *Recipients) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*r = Recipients{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return err
+	}
+	*r = many
+	return nil
+}
+
+// Schema documents the two accepted shapes.
+func (Recipients) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{OneOf: []*huma.Schema{
+		{Type: huma.TypeString, Format: "email"},
+		{Type: huma.TypeArray, Items: &huma.Schema{Type: huma.TypeString, Format: "email"}, MaxItems: ptr(100)},
+	}}
+}
+
+func ptr(i int) *int { return &i }
+
+type sendIn struct {
+	Body struct {
+		To      Recipients `json:"to"`
+		Cc      []string   `json:"cc,omitempty" maxItems:"100"`
+		Bcc     []string   `json:"bcc,omitempty" maxItems:"100"`
+		Subject string     `json:"subject,omitempty" maxLength:"998"`
+		Text    string     `json:"text,omitempty" maxLength:"1000000"`
+		HTML    string     `json:"html,omitempty" maxLength:"1000000"`
+		ReplyTo string     `json:"replyTo,omitempty" maxLength:"254"`
+		Async   *bool      `json:"async,omitempty" doc:"default true"`
+	}
+}
+
+func (h *Handler) send(ctx context.Context, in *sendIn) (*web.Out[SendResult], error) {
+	b := in.Body
+	async := b.Async == nil || *b.Async
+	res, err := h.svc.Send(ctx, Message{To: b.To, Cc: b.Cc, Bcc: b.Bcc, Subject: b.Subject, Text: b.Text, HTML: b.HTML, ReplyTo: b.ReplyTo}, async)
+	if err != nil {
+		return nil, err
+	}
+	if res.Async {
+		return web.Accepted(res), nil
+	}
+	return web.OK(res), nil
+}

@@ -1,0 +1,77 @@
+package services
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/web"
+)
+
+// Handler serves /services.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	list := web.Op(http.MethodGet, "/services", "listServices", "List the background services", web.Admin, "services")
+	list.Description += " available is false while a service cannot run: ad-sync until the directory is configured; search-crawler, core-backup and recycle-bin while their capability is not part of the build."
+	web.Register(api, list, h.list)
+	patch := web.Op(http.MethodPatch, "/services/{key}", "updateService", "Switch a service on or off and set its schedule", web.Admin, "services")
+	patch.Description += ` cronExpression: five fields (minute hour day-of-month month day-of-week, UTC) or a descriptor of the schedule editor: @hourly, @every 2h, @every 15m (at least 1m), @daily, @weekly, @monthly. A changed schedule counts from now (no catch-up run). Enabling a service that is not available is refused: ad-sync answers 400 VALIDATION_ERROR (directory not configured), the others 409 CONFLICT. notifications has no schedule.`
+	web.Register(api, patch, h.update)
+	run := web.Op(http.MethodPost, "/services/{key}/run", "runService", "Queue a manual run", web.Admin, "services")
+	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused like in PATCH (ad-sync 400, others 409). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override."
+	web.Register(api, run, h.run)
+}
+
+func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]Record], error) {
+	rows, err := h.svc.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(rows), nil
+}
+
+type keyPath struct {
+	Key string `path:"key" maxLength:"50" doc:"service key, e.g. jobs-cleanup"`
+}
+
+type updateIn struct {
+	keyPath
+	Body struct {
+		IsEnabled      *bool   `json:"isEnabled,omitempty"`
+		CronEnabled    *bool   `json:"cronEnabled,omitempty"`
+		CronExpression *string `json:"cronExpression,omitempty" maxLength:"100"`
+	}
+}
+
+func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Record], error) {
+	r, err := h.svc.Update(ctx, in.Key, Patch{IsEnabled: in.Body.IsEnabled, CronEnabled: in.Body.CronEnabled, CronExpression: in.Body.CronExpression})
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(r), nil
+}
+
+type runIn struct {
+	keyPath
+	Body *struct {
+		DeactivateMissing *bool `json:"deactivateMissing,omitempty" doc:"ad-sync only: overrides cronDeactivateMissing for this run"`
+	}
+}
+
+func (h *Handler) run(ctx context.Context, in *runIn) (*web.Out[RunResult], error) {
+	var opts map[string]any
+	if in.Body != nil && in.Body.DeactivateMissing != nil {
+		opts = map[string]any{"deactivateMissing": *in.Body.DeactivateMissing}
+	}
+	res, err := h.svc.Run(ctx, in.Key, opts)
+	if err != nil {
+		return nil, err
+	}
+	return web.Accepted(res), nil
+}

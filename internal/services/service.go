@@ -1,0 +1,308 @@
+package services
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/jobs"
+	"coreportal/internal/store"
+)
+
+// Service holds the rules of the service registry.
+type Service struct {
+	db *store.DB
+	st *svcStore
+	q  *jobs.Queue
+
+	mu      sync.RWMutex
+	runners map[string]runner
+	now     func() time.Time
+}
+
+type runner struct {
+	jobType   string
+	available func(ctx context.Context) bool
+}
+
+// New builds the registry. jobs-cleanup is wired to q at once.
+func New(db *store.DB, q *jobs.Queue) *Service {
+	s := &Service{db: db, st: &svcStore{db: db}, q: q, runners: map[string]runner{}, now: time.Now}
+	s.RegisterJob(KeyJobsCleanup, "jobs.cleanup", q.Cleanup)
+	return s
+}
+
+// RegisterRunner declares that runs of service key are jobs of jobType (whose
+// handler the capability registers on the queue). available, when not nil,
+// is asked whether the service can run now (e.g. ad-sync: directory configured).
+func (s *Service) RegisterRunner(key string, jobType string, available func(ctx context.Context) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.runners[key] = runner{jobType: jobType, available: available}
+}
+
+// RegisterJob registers fn as the job handler of service key and makes the
+// service available (e.g. recycle-bin → recyclebin.Service.PurgeOlderThan).
+// fn runs as core-system; ConfigInt reads the service's settings.
+func (s *Service) RegisterJob(key, jobType string, fn func(ctx context.Context) (any, error)) {
+	s.q.Handle(jobType, func(ctx context.Context, _ *jobs.Job) (any, error) { return fn(ctx) })
+	s.RegisterRunner(key, jobType, nil)
+}
+
+func (s *Service) runnerOf(key string) (runner, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	r, ok := s.runners[key]
+	return r, ok
+}
+
+// availability says whether d can run now, and why not.
+func (s *Service) availability(ctx context.Context, d def) (bool, string) {
+	if d.key == KeyNotifications {
+		return true, ""
+	}
+	r, ok := s.runnerOf(d.key)
+	if !ok {
+		return false, d.unavailable
+	}
+	if r.available != nil && !r.available(ctx) {
+		return false, d.unavailable
+	}
+	return true, ""
+}
+
+func lookup(key string) (def, error) {
+	d, ok := defOf(key)
+	if !ok {
+		return def{}, fault.NotFound("service")
+	}
+	return d, nil
+}
+
+// List returns every service.
+func (s *Service) List(ctx context.Context) ([]Record, error) {
+	out := make([]Record, 0, len(defs))
+	for _, d := range defs {
+		r, err := s.record(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// Get returns one service.
+func (s *Service) Get(ctx context.Context, key string) (Record, error) {
+	d, err := lookup(key)
+	if err != nil {
+		return Record{}, err
+	}
+	return s.record(ctx, d)
+}
+
+func (s *Service) record(ctx context.Context, d def) (Record, error) {
+	r, err := s.st.get(ctx, d)
+	if err != nil {
+		return Record{}, err
+	}
+	avail, reason := s.availability(ctx, d)
+	rec := Record{Key: d.key, Title: d.title, IsEnabled: r.enabled, CronEnabled: r.cronEnabled, CronExpression: r.expr,
+		Available: avail, Reason: reason, ManualRun: d.manual, HasSchedule: d.schedule, JobType: d.jobType, Config: redact(r.config)}
+	if avail && d.schedule && r.enabled && r.cronEnabled {
+		if sched, err := ParseCron(r.expr); err == nil {
+			next := sched.Next(s.now().UTC())
+			rec.NextRunAt = &next
+		}
+	}
+	return rec, nil
+}
+
+func redact(raw json.RawMessage) map[string]any {
+	m := map[string]any{}
+	_ = json.Unmarshal(raw, &m)
+	for _, k := range secretKeys {
+		if v, ok := m[k]; ok {
+			delete(m, k)
+			s, _ := v.(string)
+			m["hasPassword"] = s != ""
+		}
+	}
+	return m
+}
+
+var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
+
+// ParseCron validates a schedule: five fields (minute hour day month weekday)
+// or a descriptor (@hourly, @daily, @weekly, @monthly, @every 2h; @every at
+// least one minute). Times are UTC.
+func ParseCron(expr string) (cron.Schedule, error) {
+	expr = strings.TrimSpace(expr)
+	if expr == "" {
+		return nil, fault.Validation("cronExpression", "cronExpression is required when cronEnabled is true")
+	}
+	if strings.HasPrefix(expr, "TZ=") || strings.HasPrefix(expr, "CRON_TZ=") {
+		return nil, fault.Validation("cronExpression", "time zones are not supported: schedules run in UTC")
+	}
+	sched, err := parser.Parse(expr)
+	if err != nil {
+		return nil, fault.Validation("cronExpression", "invalid cron expression: %v", err)
+	}
+	if every, ok := sched.(cron.ConstantDelaySchedule); ok && every.Delay < time.Minute {
+		return nil, fault.Validation("cronExpression", "@every needs at least one minute")
+	}
+	return sched, nil
+}
+
+// Update changes switches and schedule. Enabling a service that cannot run
+// is refused (ad-sync: 400 while the directory is not configured).
+func (s *Service) Update(ctx context.Context, key string, p Patch) (Record, error) {
+	d, err := lookup(key)
+	if err != nil {
+		return Record{}, err
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		r, err := s.st.get(ctx, d)
+		if err != nil {
+			return err
+		}
+		old := r
+		if p.IsEnabled != nil {
+			if *p.IsEnabled && !r.enabled {
+				if ok, why := s.availability(ctx, d); !ok {
+					return refusal(d, "isEnabled", "cannot enable %s: %s", d.key, why)
+				}
+			}
+			r.enabled = *p.IsEnabled
+		}
+		if p.CronExpression != nil {
+			r.expr = strings.TrimSpace(*p.CronExpression)
+		}
+		if p.CronEnabled != nil {
+			r.cronEnabled = *p.CronEnabled
+		}
+		if !d.schedule && (p.CronEnabled != nil && *p.CronEnabled || p.CronExpression != nil && *p.CronExpression != "") {
+			return fault.Validation("cronEnabled", "%s has no schedule", d.key)
+		}
+		if r.cronEnabled || (p.CronExpression != nil && r.expr != "") {
+			if _, err := ParseCron(r.expr); err != nil {
+				return err
+			}
+		}
+		if r.expr != old.expr || r.cronEnabled != old.cronEnabled || r.enabled != old.enabled {
+			// a changed schedule starts from now: no catch-up run for ticks that passed
+			t := s.now().Unix()
+			r.lastTick = &t
+		}
+		return s.st.put(ctx, d.key, r)
+	})
+	if err != nil {
+		return Record{}, err
+	}
+	return s.Get(ctx, key)
+}
+
+func refusal(d def, field, format string, args ...any) error {
+	if d.refuse == fault.CodeValidation {
+		return fault.Validation(field, format, args...)
+	}
+	return fault.New(d.refuse, format, args...)
+}
+
+// RunResult is the answer of a manual run.
+type RunResult struct {
+	JobID  string `json:"jobId" format:"uuid"`
+	Status string `json:"status"`
+}
+
+// Run queues a manual run of service key; options are handed to the job
+// payload (ad-sync: deactivateMissing).
+func (s *Service) Run(ctx context.Context, key string, options map[string]any) (RunResult, error) {
+	d, err := lookup(key)
+	if err != nil {
+		return RunResult{}, err
+	}
+	if !d.manual {
+		return RunResult{}, fault.Validation("key", "%s has no manual run", d.key)
+	}
+	if ok, why := s.availability(ctx, d); !ok {
+		return RunResult{}, refusal(d, "key", "cannot run %s: %s", d.key, why)
+	}
+	r, _ := s.runnerOf(d.key)
+	payload := map[string]any{"serviceKey": d.key, "trigger": "manual"}
+	if p := auth.FromContext(ctx); p != nil {
+		payload["requestedBy"] = p.UserID
+	}
+	if len(options) > 0 {
+		payload["options"] = options
+	}
+	id, err := s.q.Enqueue(ctx, r.jobType, payload)
+	if err != nil {
+		return RunResult{}, err
+	}
+	return RunResult{JobID: id, Status: jobs.StatusPending}, nil
+}
+
+// Enabled reports the isEnabled switch of a service.
+func (s *Service) Enabled(ctx context.Context, key string) (bool, error) {
+	d, err := lookup(key)
+	if err != nil {
+		return false, err
+	}
+	r, err := s.st.get(ctx, d)
+	return r.enabled, err
+}
+
+// Config returns the stored config of a service (secrets included: for the
+// owning capability only, never for the API).
+func (s *Service) Config(ctx context.Context, key string) (json.RawMessage, error) {
+	d, err := lookup(key)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.st.get(ctx, d)
+	return r.config, err
+}
+
+// SetConfig replaces the config of a service.
+func (s *Service) SetConfig(ctx context.Context, key string, cfg any) error {
+	d, err := lookup(key)
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("encode config of %s: %w", key, err)
+	}
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		r, err := s.st.get(ctx, d)
+		if err != nil {
+			return err
+		}
+		r.config = raw
+		return s.st.put(ctx, d.key, r)
+	})
+}
+
+// ConfigInt reads an integer field of a service's config, def when unset.
+func (s *Service) ConfigInt(ctx context.Context, key, field string, def int) int {
+	raw, err := s.Config(ctx, key)
+	if err != nil {
+		return def
+	}
+	m := map[string]any{}
+	if json.Unmarshal(raw, &m) != nil {
+		return def
+	}
+	if v, ok := m[field].(float64); ok && v > 0 {
+		return int(v)
+	}
+	return def
+}
