@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"coreportal/internal/blob"
 	"coreportal/internal/lists"
+	"coreportal/internal/live"
 	"coreportal/internal/recyclebin"
 )
 
@@ -29,6 +31,12 @@ func (a *app) buildLists() error {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeItem(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("list", a.lists.ResolveSlug)
 	a.access.routes.RegisterSlugger("list", a.lists.SlugOf)
+	a.liveHub = live.NewHub(a.bus)
+	a.lists.OnItemSaved(func(ctx context.Context, listID string, number int64, item any) {
+		if err := a.liveHub.PublishItem(ctx, listID, number, item); err != nil {
+			slog.WarnContext(ctx, "publish live item", "list", listID, "item", number, "err", err)
+		}
+	})
 	return nil
 }
 
@@ -47,4 +55,5 @@ func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {
 // mountLists adds the lists routes that are plain net/http handlers (streamed bodies).
 func (a *app) mountLists(mux *http.ServeMux, h *lists.Handler) {
 	h.Mount(mux)
+	h.MountLive(mux, a.liveHub)
 }

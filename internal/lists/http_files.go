@@ -1,12 +1,14 @@
 package lists
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
 
+	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/web"
@@ -76,4 +78,31 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.Copy(w, rc)
+}
+
+// Streamer serves the SSE stream of item changes (internal/live.Hub).
+type Streamer interface {
+	Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error
+}
+
+// MountLive adds GET …/items/live?ids= (view on the list, then view on each item per event).
+func (h *Handler) MountLive(mux *http.ServeMux, st Streamer) {
+	mux.HandleFunc("GET "+web.Prefix+"/lists/{listId}/items/live", func(w http.ResponseWriter, r *http.Request) {
+		p, err := auth.Require(r.Context())
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		listID := r.PathValue("listId")
+		ids, err := ParseIDs(r.URL.Query().Get("ids"), 100)
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		if _, err := h.svc.open(r.Context(), p, listID, acl.View); err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		_ = st.Stream(w, r, listID, ids, func(ctx context.Context, n int64) bool { return h.svc.CanViewItem(ctx, p, listID, n) })
+	})
 }
