@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -137,7 +138,7 @@ func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in 
 }
 
 func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, vals map[string]any) (*Item, error) {
-	now := s.now().UTC()
+	now := s.now().UTC().Truncate(time.Millisecond)
 	it := &Item{GUID: uuid.NewString(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 		Inherits: true, UpdatedName: p.DisplayName, Values: map[string]any{}}
 	for _, f := range sc.fields {
@@ -232,7 +233,7 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		it.Values = prev
 		return errs
 	}
-	it.UpdatedBy, it.UpdatedAt, it.UpdatedName = p.UserID, s.now().UTC(), p.DisplayName
+	it.UpdatedBy, it.UpdatedAt, it.UpdatedName = p.UserID, s.now().UTC().Truncate(time.Millisecond), p.DisplayName
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		r := &row{Number: it.Number, UpdatedBy: p.UserID, UpdatedAt: it.UpdatedAt, Search: searchText(sc.fields, it.Values),
 			Cells: cells(sc, it.Values, vals)}

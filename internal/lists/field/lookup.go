@@ -109,8 +109,11 @@ func (lookupKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, en
 	if len(out) == 0 {
 		return nil, nil
 	}
-	if !f.Settings.Multiple(false) && len(out) > 1 {
-		return nil, invalid(f, "only one item is allowed")
+	if !f.Settings.Multiple(false) {
+		if len(out) > 1 {
+			return nil, invalid(f, "only one item is allowed")
+		}
+		return out[0], nil
 	}
 	return out, nil
 }

@@ -96,8 +96,11 @@ func (personKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, en
 	if len(out) == 0 {
 		return nil, nil
 	}
-	if !f.Settings.Multiple(true) && len(out) > 1 {
-		return nil, invalid(f, "only one subject is allowed")
+	if !f.Settings.Multiple(true) {
+		if len(out) > 1 {
+			return nil, invalid(f, "only one subject is allowed")
+		}
+		return out[0], nil
 	}
 	return out, nil
 }
