@@ -95,3 +95,10 @@ func (f *listFixture) titles(items []map[string]any) []string {
 func (f *listFixture) value(it map[string]any, name string) any {
 	return it["field_values"].(map[string]any)[f.fields[name]]
 }
+
+func urlq(s string) string { return url.QueryEscape(s) }
+
+func adminID(t *testing.T, c *kit.Client) string {
+	t.Helper()
+	return c.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)["id"].(string)
+}
