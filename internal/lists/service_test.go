@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"coreportal/internal/acl"
@@ -74,6 +75,41 @@ func TestServiceBasics(t *testing.T) {
 		items, meta, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Filter: `{"conditions":[{"column":"field_3","op":"gte","value":5}]}`})
 		if err != nil || len(items) != 1 || meta.Total != 1 {
 			t.Fatalf("list: %v %d %v", err, len(items), meta.Total)
+		}
+		if _, err := f.svc.UpdateItem(ctx, f.admin, l.ID, "1", raws(map[string]any{"field_3": 6})); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.svc.DeleteItem(ctx, f.admin, l.ID, it.GUID); err != nil {
+			t.Fatal(err)
+		}
+		// every change wrote its event in the item's transaction, the delete with the snapshot
+		rows, err := db.Q(ctx).QueryContext(ctx, "SELECT event_name, resource_id, scope_id, payload FROM outbox ORDER BY id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var names []string
+		for rows.Next() {
+			var name, res, scope, payload string
+			if err := rows.Scan(&name, &res, &scope, &payload); err != nil {
+				t.Fatal(err)
+			}
+			if res != it.GUID || scope != l.ID {
+				t.Fatalf("event %s for %s/%s", name, res, scope)
+			}
+			var p struct {
+				Item ItemOut `json:"item"`
+			}
+			if err := json.Unmarshal([]byte(payload), &p); err != nil || p.Item.GUID != it.GUID {
+				t.Fatalf("payload %s", payload)
+			}
+			if name == "listItem.deleted" && p.Item.FieldValues[l.Fields[0].ID] != "One" {
+				t.Fatalf("deleted snapshot %s", payload)
+			}
+			names = append(names, name)
+		}
+		if strings.Join(names, ",") != "listItem.created,listItem.updated,listItem.deleted" {
+			t.Fatalf("events %v", names)
 		}
 	})
 }
