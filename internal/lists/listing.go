@@ -156,26 +156,28 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	}
 	table := safeIdent(sc.list.Table)
 	whereSQL := strings.Join(where, " AND ")
-	sqlText := "SELECT " + itemSelect(sc.fields) + ", count(*) OVER () FROM " + table + " WHERE " + whereSQL +
-		" ORDER BY " + order + " LIMIT ? OFFSET ?"
+	// one pass finds the page's item numbers and the total; the page's rows are read by number
+	sqlText := "SELECT id, count(*) OVER () FROM " + table + " WHERE " + whereSQL + " ORDER BY " + order + " LIMIT ? OFFSET ?"
 	rows, err := s.db.Q(ctx).QueryContext(ctx, sqlText, append(args, limit, (page-1)*limit)...)
 	if err != nil {
 		return nil, ListMeta{}, fmt.Errorf("list items: %w", err)
 	}
-	var items []*Item
+	var numbers []int64
 	total := -1
 	for rows.Next() {
-		var n int
-		it, err := scanItem(rows, sc.fields, &n)
-		if err != nil {
+		var n int64
+		if err := rows.Scan(&n, &total); err != nil {
 			rows.Close()
 			return nil, ListMeta{}, err
 		}
-		total = n
-		items = append(items, it)
+		numbers = append(numbers, n)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return nil, ListMeta{}, err
+	}
+	items, err := s.st.itemsByNumber(ctx, sc.list, sc.fields, numbers)
+	if err != nil {
 		return nil, ListMeta{}, err
 	}
 	if total < 0 { // page past the end: count separately

@@ -347,3 +347,37 @@ func (s *Store) itemsAfter(ctx context.Context, l *List, fields []*field.Def, co
 	}
 	return out, rows.Err()
 }
+
+// itemsByNumber reads items in the order of numbers (missing ones are skipped).
+func (s *Store) itemsByNumber(ctx context.Context, l *List, fields []*field.Def, numbers []int64) ([]*Item, error) {
+	if len(numbers) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(numbers))
+	for i, n := range numbers {
+		args[i] = n
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+itemSelect(fields)+" FROM "+safeIdent(l.Table)+" WHERE id IN ("+store.Placeholders(len(numbers))+")", args...)
+	if err != nil {
+		return nil, fmt.Errorf("read items: %w", err)
+	}
+	defer rows.Close()
+	byNumber := make(map[int64]*Item, len(numbers))
+	for rows.Next() {
+		it, err := scanItem(rows, fields)
+		if err != nil {
+			return nil, err
+		}
+		byNumber[it.Number] = it
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*Item, 0, len(numbers))
+	for _, n := range numbers {
+		if it, ok := byNumber[n]; ok {
+			out = append(out, it)
+		}
+	}
+	return out, nil
+}

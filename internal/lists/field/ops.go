@@ -79,6 +79,9 @@ func likeEscape(s string) string {
 
 const esc = ` ESCAPE '\'`
 
+// maxRune closes prefix ranges: every string starting with p sorts at or before p+maxRune (binary/C collation).
+const maxRune = "\U0010FFFF"
+
 func emptyOps(col, op string) (string, bool) {
 	switch op {
 	case OpIsEmpty:
@@ -115,7 +118,12 @@ func textFilter(f *Def, op string, o Operand) (string, []any, error) {
 	case OpContains:
 		return ci + " LIKE ?" + esc, []any{"%" + likeEscape(strs[0].(string)) + "%"}, nil
 	case OpStartsWith:
-		return ci + " LIKE ?" + esc, []any{likeEscape(strs[0].(string)) + "%"}, nil
+		// a prefix is a range of the lower-cased column: an index on it applies on both databases
+		p := strs[0].(string)
+		if p == "" {
+			return ci + " IS NOT NULL", nil, nil
+		}
+		return "(" + ci + " >= ? AND " + ci + " <= ?)", []any{p, p + maxRune}, nil
 	case OpGt:
 		return ci + " > ?", strs, nil
 	case OpGte:
