@@ -328,6 +328,7 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 		}
 	}
 	var last int64
+	s.itemsChanged(ctx, sc.list.ID)
 	for {
 		items, err := s.st.itemsAfter(ctx, sc.list, readFields, f.Column(), last, normaliseBatch)
 		if err != nil {

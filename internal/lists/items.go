@@ -89,7 +89,11 @@ func (s *Service) permissions(ctx context.Context, p *auth.Principal, it *Item) 
 	if err != nil {
 		return nil, err
 	}
-	return &ItemPermissions{CanEdit: lvl >= acl.Edit, CanDelete: lvl >= acl.Delete, CanManagePermissions: p.IsAdmin && lvl >= acl.Edit}, nil
+	return flags(p, lvl), nil
+}
+
+func flags(p *auth.Principal, lvl acl.Level) *ItemPermissions {
+	return &ItemPermissions{CanEdit: lvl >= acl.Edit, CanDelete: lvl >= acl.Delete, CanManagePermissions: p.IsAdmin && lvl >= acl.Edit}
 }
 
 func (s *Service) present(ctx context.Context, p *auth.Principal, it *Item) (ItemOut, error) {
@@ -155,6 +159,7 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 			return err
 		}
 		it.Number = n
+		s.itemsChanged(ctx, sc.list.ID)
 		if f := sc.field(sysItemNumber); f != nil {
 			it.Values[f.ID] = n
 		}
@@ -240,6 +245,7 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
 			return err
 		}
+		s.itemsChanged(ctx, sc.list.ID)
 		if err := s.addVersion(ctx, sc, it, prev, p); err != nil {
 			return err
 		}
@@ -290,6 +296,7 @@ func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema,
 	if err := s.st.deleteItem(ctx, sc.list, it.Number); err != nil {
 		return err
 	}
+	s.itemsChanged(ctx, sc.list.ID)
 	snap, _ := json.Marshal(it.out(nil))
 	if s.bin != nil {
 		payload, _ := json.Marshal(binItem{ListID: sc.list.ID, Item: snap})
@@ -346,6 +353,7 @@ func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, lis
 		if err := s.acl.SetInherits(ctx, itemRef(it.GUID), inherit); err != nil {
 			return err
 		}
+		s.itemsChanged(ctx, sc.list.ID)
 		return s.st.setItemInherits(ctx, sc.list, it.Number, inherit)
 	})
 	if err != nil {

@@ -45,11 +45,29 @@ type ListMeta struct {
 
 const maxQ = 200
 
+// exceptions are the items whose level may differ from the list's level.
+type exceptions struct {
+	listLevel acl.Level
+	special   map[string]bool // in deny or allow
+}
+
 // visibility is the SQL condition of the items the caller may view.
 func (s *Service) visibility(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, error) {
+	cond, args, _, err := s.visibilityEx(ctx, p, sc)
+	return cond, args, err
+}
+
+func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, *exceptions, error) {
 	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, listRef(sc.list.ID), acl.ListItem)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
+	}
+	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow))}
+	for _, g := range deny {
+		ex.special[g] = true
+	}
+	for _, g := range allow {
+		ex.special[g] = true
 	}
 	var args []any
 	cond := "1 = 0"
@@ -68,7 +86,7 @@ func (s *Service) visibility(ctx context.Context, p *auth.Principal, sc *schema)
 			args = append(args, a)
 		}
 	}
-	return cond, args, nil
+	return cond, args, ex, nil
 }
 
 func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
@@ -130,7 +148,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
-	visSQL, visArgs, err := s.visibility(ctx, p, sc)
+	visSQL, visArgs, ex, err := s.visibilityEx(ctx, p, sc)
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
@@ -187,9 +205,16 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	}
 	totalInView := total
 	if userSQL != "" || q != "" {
-		if totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs); err != nil {
-			return nil, ListMeta{}, err
+		key := countKey{list: listID, view: v.ID, user: p.UserID}
+		var ok bool
+		if totalInView, ok = s.counts.get(key); !ok {
+			if totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs); err != nil {
+				return nil, ListMeta{}, err
+			}
+			s.counts.put(key, totalInView)
 		}
+	} else {
+		s.counts.put(countKey{list: listID, view: v.ID, user: p.UserID}, total)
 	}
 	meta := ListMeta{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit, TotalInView: totalInView,
 		Fields: fieldsOut(sc.fields), View: *v}
@@ -198,7 +223,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 			return nil, ListMeta{}, err
 		}
 	}
-	out, err := s.presentAll(ctx, p, items)
+	out, err := s.presentAll(ctx, p, items, ex)
 	return out, meta, err
 }
 
@@ -240,7 +265,10 @@ func (s *Service) groups(ctx context.Context, table string, f *field.Def, where 
 	return out, rows.Err()
 }
 
-func (s *Service) presentAll(ctx context.Context, p *auth.Principal, items []*Item) ([]ItemOut, error) {
+// presentAll adds names and permission flags; an inheriting item without
+// exceptions for the caller has exactly the list's level, so only exceptional
+// items ask the ACL engine.
+func (s *Service) presentAll(ctx context.Context, p *auth.Principal, items []*Item, ex *exceptions) ([]ItemOut, error) {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.UpdatedBy
@@ -252,6 +280,10 @@ func (s *Service) presentAll(ctx context.Context, p *auth.Principal, items []*It
 	out := make([]ItemOut, 0, len(items))
 	for _, it := range items {
 		it.UpdatedName = names[it.UpdatedBy]
+		if ex != nil && it.Inherits && !ex.special[it.GUID] {
+			out = append(out, it.out(flags(p, ex.listLevel)))
+			continue
+		}
 		perm, err := s.permissions(ctx, p, it)
 		if err != nil {
 			return nil, err

@@ -96,6 +96,7 @@ func (s *Service) RestoreList(ctx context.Context, payload json.RawMessage) erro
 		if _, err := s.st.listBySlug(ctx, l.NodeID, l.Slug); err == nil {
 			return fault.Conflict("the node already has a list with slug %q; rename it first", l.Slug)
 		}
+		s.itemsChanged(ctx, l.ID)
 		return s.st.setDeleted(ctx, l.ID, nil)
 	})
 }
@@ -183,6 +184,7 @@ func (s *Service) RestoreItem(ctx context.Context, payload json.RawMessage) erro
 	r := &row{Number: it.ID, GUID: it.GUID, CreatedBy: it.CreatedBy, UpdatedBy: it.UpdatedBy, CreatedAt: it.CreatedAt,
 		UpdatedAt: it.UpdatedAt, Inherits: it.Inherits, Search: searchText(sc.fields, vals), Cells: cells(sc, vals, nil)}
 	_, err = s.st.insertItem(ctx, sc.list, r)
+	s.itemsChanged(ctx, sc.list.ID)
 	if store.IsUnique(err) {
 		return fault.Conflict("an item with this number already exists")
 	}

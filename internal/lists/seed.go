@@ -39,6 +39,7 @@ func (s *Service) SeedItems(ctx context.Context, p *auth.Principal, listID strin
 		if err := s.st.insertItems(ctx, sc.list, batch); err != nil {
 			return err
 		}
+		s.itemsChanged(ctx, sc.list.ID)
 		list := listRef(sc.list.ID)
 		for _, r := range batch {
 			if err := s.acl.Register(ctx, itemRef(r.GUID), &list); err != nil {

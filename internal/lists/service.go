@@ -30,12 +30,13 @@ type Service struct {
 	publish   func(ctx context.Context, listID string, number int64, item any)
 	blobs     Blobs
 	maxUpload int64
+	counts    *countCache
 }
 
 // NewService builds the lists service and registers the item-number resolver
 // so that /permissions accepts item numbers with listId.
 func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Service {
-	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20}
+	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache()}
 	engine.RegisterNumberResolver(acl.ListItem, s.itemGUID)
 	return s
 }
@@ -200,4 +201,11 @@ func displayText(f *field.Def, v any) string {
 		return "false"
 	}
 	return strings.TrimSpace(field.MustOf(f).Search(f, v))
+}
+
+// itemsChanged drops cached counts of a list once the transaction commits
+// (and at once: a count read inside the transaction must not be kept either).
+func (s *Service) itemsChanged(ctx context.Context, listID string) {
+	s.counts.changed(listID)
+	store.AfterCommit(ctx, func() { s.counts.changed(listID) })
 }
