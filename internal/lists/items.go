@@ -117,28 +117,34 @@ func (s *Service) CreateItem(ctx context.Context, p *auth.Principal, listID stri
 	if err != nil {
 		return ItemOut{}, err
 	}
-	it, errs := s.create(ctx, p, sc, in)
+	it, errs, err := s.create(ctx, p, sc, in)
+	if err != nil {
+		return ItemOut{}, err
+	}
 	if errs != nil {
 		return ItemOut{}, cellFault(errs)
 	}
-	if it == nil {
+	// a new item inherits and has no records of its own: its level is the list's
+	lvl, err := s.acl.Level(ctx, p, listRef(listID))
+	if err != nil {
 		return ItemOut{}, err
 	}
-	return s.present(ctx, p, it)
+	return it.out(flags(p, lvl)), nil
 }
 
-// create validates and inserts one item; validation failures come back as cell errors.
-func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in Values) (*Item, []CellError) {
+// create validates and inserts one item; validation failures come back as
+// cell errors, other failures as err.
+func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in Values) (*Item, []CellError, error) {
 	vals, errs := s.normalize(ctx, sc, in)
 	errs = append(errs, required(sc, vals)...)
 	if len(errs) > 0 {
-		return nil, errs
+		return nil, errs, nil
 	}
 	it, err := s.insert(ctx, p, sc, vals)
 	if err != nil {
-		return nil, []CellError{{Message: errText(ctx, err)}}
+		return nil, nil, err
 	}
-	return it, nil
+	return it, nil, nil
 }
 
 func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, vals map[string]any) (*Item, error) {
@@ -215,17 +221,22 @@ func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, listID, ref
 	if err != nil {
 		return ItemOut{}, err
 	}
-	if errs := s.update(ctx, p, sc, it, in); errs != nil {
+	errs, err := s.update(ctx, p, sc, it, in)
+	if err != nil {
+		return ItemOut{}, err
+	}
+	if errs != nil {
 		return ItemOut{}, cellFault(errs)
 	}
 	return s.present(ctx, p, it)
 }
 
-// update merges, validates and saves; it is updated in place.
-func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it *Item, in Values) []CellError {
+// update merges, validates and saves; it is updated in place. Validation
+// failures come back as cell errors, other failures as err.
+func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it *Item, in Values) ([]CellError, error) {
 	vals, errs := s.normalize(ctx, sc, in)
 	if len(errs) > 0 {
-		return errs
+		return errs, nil
 	}
 	prev := make(map[string]any, len(it.Values))
 	for k, v := range it.Values {
@@ -236,7 +247,7 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 	}
 	if errs := required(sc, it.Values); len(errs) > 0 {
 		it.Values = prev
-		return errs
+		return errs, nil
 	}
 	it.UpdatedBy, it.UpdatedAt, it.UpdatedName = p.UserID, s.now().UTC().Truncate(time.Millisecond), p.DisplayName
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -261,9 +272,9 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 	})
 	if err != nil {
 		it.Values = prev
-		return []CellError{{Message: errText(ctx, err)}}
+		return nil, err
 	}
-	return nil
+	return nil, nil
 }
 
 // errText is the message of a non-validation failure inside a per-row operation.

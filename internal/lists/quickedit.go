@@ -74,7 +74,12 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 			}
 			continue
 		}
-		if errs := s.update(ctx, p, sc, it, u.FieldValues); errs != nil {
+		errs, err := s.update(ctx, p, sc, it, u.FieldValues)
+		if err != nil {
+			rowErr(errText(ctx, err))
+			continue
+		}
+		if errs != nil {
 			for _, e := range errs {
 				res.Errors = append(res.Errors, QuickError{ItemID: &id, FieldID: e.FieldID, Message: e.Message})
 			}
@@ -92,7 +97,11 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: "add right on this list is required"})
 				continue
 			}
-			it, errs := s.create(ctx, p, sc, c.FieldValues)
+			it, errs, err := s.create(ctx, p, sc, c.FieldValues)
+			if err != nil {
+				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: errText(ctx, err)})
+				continue
+			}
 			if errs != nil {
 				for _, e := range errs {
 					res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, FieldID: e.FieldID, Message: e.Message})
