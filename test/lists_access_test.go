@@ -49,6 +49,15 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			viewer.Do(t, "DELETE", f.path("/items/1"), nil).Expect(t, 403)
 			viewer.Do(t, "POST", f.path("/fields"), map[string]any{"title": "x", "fieldType": "text"}).Expect(t, 403)
 			viewer.Do(t, "DELETE", f.path(""), nil).Expect(t, 403)
+			// delete on the list alone is not enough: deleting a list needs delete on its node
+			listGrant(t, a, "list", f.listID, aid, "delete")
+			adder.Do(t, "DELETE", f.path(""), nil).Expect(t, 403)
+			adder.Do(t, "POST", f.path("/recycle-content"), nil).Expect(t, 403)
+			adder.Do(t, "DELETE", f.path("/items/1"), nil).Expect(t, 200)
+			var bin []map[string]any
+			a.Do(t, "GET", "/nodes/"+f.nodeID+"/recycle-bin", nil).Expect(t, 200).Into(t, &bin)
+			a.Do(t, "POST", "/nodes/"+f.nodeID+"/recycle-bin/"+bin[0]["id"].(string)+"/restore", nil).Expect(t, 200)
+			listGrant(t, a, "list", f.listID, aid, "add")
 			it := viewer.Do(t, "GET", f.path("/items/1"), nil).Expect(t, 200).Map(t)
 			if p := it["permissions"].(map[string]any); p["canEdit"] != false || p["canDelete"] != false || p["canManagePermissions"] != false {
 				t.Fatalf("viewer flags %v", p)

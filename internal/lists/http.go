@@ -32,9 +32,9 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "ItemChange a list",
 		"Edit on the list. formConfig replaces the whole form configuration: keys new, view, edit; each { script (≤ 65,536 characters), showStandardForm (default true), webParts[] { instanceId uuid, definitionKey, title, properties object, placement before|after (default after) } }. versioningEnabled and searchEnabled are for administrators (403 otherwise)."), h.updateList)
 	web.Register(api, op(http.MethodDelete, "/lists/{id}", "deleteList", "Move a list to the recycle bin",
-		"Delete on the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
+		"Delete on the node of the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
 	web.Register(api, op(http.MethodPost, "/lists/{id}/recycle-content", "recycleListContent", "Move every item to the recycle bin",
-		"Delete on the list; one entry per item (kind list_item); the list stays. data.moved is the number of items moved."), h.recycleContent)
+		"Delete on the node of the list; one entry per item (kind list_item); the list stays. data.moved is the number of items moved."), h.recycleContent)
 
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",

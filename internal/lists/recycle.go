@@ -9,6 +9,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
+	"coreportal/internal/nodes"
 	"coreportal/internal/store"
 )
 
@@ -23,9 +24,26 @@ type binList struct {
 	Stored string      `json:"content"`
 }
 
-// DeleteList moves a list with its content to the recycle bin (delete on the list).
+// openForDelete loads a list the caller can view and checks delete on its node
+// (SPEC.md: DELETE /lists/{id} and recycle-content need delete on the node).
+func (s *Service) openForDelete(ctx context.Context, p *auth.Principal, id string) (*schema, error) {
+	sc, err := s.open(ctx, p, id, acl.View)
+	if err != nil {
+		return nil, err
+	}
+	lvl, err := s.acl.Level(ctx, p, nodes.Ref(sc.list.NodeID))
+	if err != nil {
+		return nil, err
+	}
+	if lvl < acl.Delete {
+		return nil, fault.Forbidden("delete right on the node of this list is required")
+	}
+	return sc, nil
+}
+
+// DeleteList moves a list with its content to the recycle bin (delete on the node).
 func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) error {
-	sc, err := s.open(ctx, p, id, acl.Delete)
+	sc, err := s.openForDelete(ctx, p, id)
 	if err != nil {
 		return err
 	}
@@ -55,9 +73,9 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 	})
 }
 
-// RecycleContent moves every item of a list to the recycle bin (delete on the list).
+// RecycleContent moves every item of a list to the recycle bin (delete on the node).
 func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id string) (int, error) {
-	sc, err := s.open(ctx, p, id, acl.Delete)
+	sc, err := s.openForDelete(ctx, p, id)
 	if err != nil {
 		return 0, err
 	}
