@@ -51,6 +51,24 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "ItemChange a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
 	web.Register(api, adminOp(http.MethodDelete, "/lists/{listId}/views/{viewId}", "deleteView", "Delete a view", "The default view cannot be deleted (400)."), h.deleteView)
 	h.registerItems(api)
+	h.documentStreams(api)
+}
+
+// documentStreams adds the plain net/http routes (Mount, MountLive) to the
+// OpenAPI document so that the reference lists them too.
+func (h *Handler) documentStreams(api huma.API) {
+	doc := func(method, path, id, summary, desc string, status string, ct string) {
+		o := web.Op(method, path, id, summary, web.User, "lists")
+		o.Description = desc
+		o.Responses = map[string]*huma.Response{status: {Description: summary, Content: map[string]*huma.MediaType{ct: {}}}}
+		api.OpenAPI().AddOperation(&o)
+	}
+	doc(http.MethodPost, "/lists/{listId}/items/{itemId}/attachments", "uploadAttachment", "Upload an attachment",
+		"Add on the item. multipart/form-data with a part named file, streamed to the blob store; larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE. Answers 201 with { id, fileName, contentType, size, createdAt, createdBy }.", "201", "application/json")
+	doc(http.MethodGet, "/attachments/{id}/download", "downloadAttachment", "Download an attachment",
+		"View on the attachment. The stored content type, Content-Disposition: attachment with the file name, X-Content-Type-Options: nosniff and a sandbox CSP.", "200", "application/octet-stream")
+	doc(http.MethodGet, "/lists/{listId}/items/live", "itemsLive", "Live item changes (SSE)",
+		"View on the list; ids are item numbers (1 to 100, else 400). Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted.", "200", "text/event-stream")
 }
 
 func adminOp(method, path, id, summary, desc string) huma.Operation {
