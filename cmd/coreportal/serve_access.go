@@ -8,6 +8,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/fault"
 	"coreportal/internal/groups"
+	"coreportal/internal/menu"
 	"coreportal/internal/nodes"
 	"coreportal/internal/recyclebin"
 	"coreportal/internal/routes"
@@ -19,11 +20,12 @@ type access struct {
 	groups     *groups.Service
 	recycleBin *recyclebin.Service
 	routes     *routes.Service
+	menu       *menu.Service
 	perms      *acl.Permissions
 }
 
 // buildAccess wires the access capability: permissions engine, nodes, groups,
-// routes and the recycle bin.
+// menus, routes and the recycle bin.
 func (a *app) buildAccess() {
 	a.acl = acl.New(a.db, a.bus)
 	a.nodes = nodes.New(a.db, a.acl)
@@ -31,6 +33,7 @@ func (a *app) buildAccess() {
 	a.access.recycleBin = recyclebin.New(a.db, a.acl)
 	a.nodes.OnDelete(a.access.recycleBin.PurgeNode)
 	a.access.routes = routes.New(a.nodes, a.acl)
+	a.access.menu = menu.New(a.db, a.acl, a.nodes, a.access.routes)
 	a.access.perms = acl.NewPermissions(a.acl, func(ctx context.Context, principalType, id string) (bool, error) {
 		if principalType == acl.PrincipalGroup {
 			return a.access.groups.Exists(ctx, id)
@@ -53,5 +56,6 @@ func (a *app) accessHandlers() []interface{ Register(huma.API) } {
 		users.NewPickerHandler(a.users),
 		recyclebin.NewHandler(a.access.recycleBin),
 		routes.NewHandler(a.access.routes),
+		menu.NewHandler(a.access.menu),
 	}
 }

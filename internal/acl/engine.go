@@ -349,3 +349,35 @@ func (e *Engine) resolver(t Type) (NumberResolver, bool) {
 func (e *Engine) ChildCount(ctx context.Context, ref Ref) (int, error) {
 	return e.st.childCount(ctx, ref.ID)
 }
+
+// NodeLevels returns the caller's effective level on every node (one query;
+// administrators get Delete everywhere). Nodes absent from the map give None.
+func (e *Engine) NodeLevels(ctx context.Context, p *auth.Principal) (map[string]Level, error) {
+	if p == nil {
+		return map[string]Level{}, nil
+	}
+	lv, err := e.st.nodeLevels(ctx, p.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if p.IsAdmin {
+		for id := range lv {
+			lv[id] = Delete
+		}
+	}
+	return lv, nil
+}
+
+// ForgetTree removes ref and every resource registered below it (a purged
+// list with its items and attachments, a library with its files) with their
+// explicit records, in the caller's transaction.
+func (e *Engine) ForgetTree(ctx context.Context, ref Ref) error {
+	if !validID(ref.ID) {
+		return nil
+	}
+	if err := e.st.forgetTree(ctx, ref.ID); err != nil {
+		return err
+	}
+	e.Invalidate(ctx)
+	return nil
+}

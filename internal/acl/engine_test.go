@@ -10,6 +10,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
+	"coreportal/internal/fault"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
 )
@@ -204,6 +205,22 @@ func TestEngineBasics(t *testing.T) {
 		if !cyc {
 			t.Fatal("root is an ancestor of child")
 		}
+		att := f.obj(acl.Attachment, &item)
+		f.grant(att, acl.PrincipalUser, bob.UserID, acl.View)
+		if err := f.e.ForgetTree(f.ctx, list); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []acl.Ref{list, item, att} {
+			if ok, _ := f.e.Exists(f.ctx, r); ok {
+				t.Fatalf("%s survived ForgetTree", r.Type)
+			}
+		}
+		if es, _ := f.e.Entries(f.ctx, att); len(es) != 0 {
+			t.Fatalf("records survived ForgetTree: %v", es)
+		}
+		if ok, _ := f.e.Exists(f.ctx, other); !ok {
+			t.Fatal("ForgetTree removed the parent")
+		}
 		if err := f.e.Forget(f.ctx, item); err != nil {
 			t.Fatal(err)
 		}
@@ -211,4 +228,90 @@ func TestEngineBasics(t *testing.T) {
 			t.Fatalf("forgotten: %v", l)
 		}
 	})
+}
+
+// TestNodeLevelsMatchLevel: the one-query walk of GET /nodes agrees with the
+// per-resource chain walk on a random tree with isolated nodes and groups.
+func TestNodeLevelsMatchLevel(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		u := f.user("u")
+		g := f.group("g", "portal", u)
+		var ns []acl.Ref
+		for i := 0; i < 40; i++ {
+			var parent *acl.Ref
+			if i > 0 && i%7 != 0 {
+				p := ns[(i*5)%len(ns)]
+				parent = &p
+			}
+			n := f.obj(acl.Node, parent)
+			ns = append(ns, n)
+			switch i % 5 {
+			case 1:
+				f.grant(n, acl.PrincipalUser, u.UserID, acl.Level(1+i%4))
+			case 3:
+				f.grant(n, acl.PrincipalGroup, g, acl.Level(1+(i/3)%4))
+			}
+			if i%11 == 4 {
+				if err := f.e.SetInherits(f.ctx, n, false); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		all, err := f.e.NodeLevels(f.ctx, u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := 0
+		for _, n := range ns {
+			want := f.level(u, n)
+			if all[n.ID] != want {
+				t.Fatalf("node %s: NodeLevels %v, Level %v", n.ID, all[n.ID], want)
+			}
+			if want > acl.None {
+				seen++
+			}
+		}
+		if seen == 0 || seen == len(ns) {
+			t.Fatalf("degenerate tree: %d of %d visible", seen, len(ns))
+		}
+	})
+}
+
+// TestNumberResolvers: /permissions accepts public numbers through the
+// resolvers lists and libraries register.
+func TestNumberResolvers(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	f := newFixture(t, db)
+	n := f.obj(acl.Node, nil)
+	list := f.obj(acl.List, &n)
+	item := f.obj(acl.ListItem, &list)
+	f.e.RegisterNumberResolver(acl.ListItem, func(_ context.Context, scope string, num int64) (string, error) {
+		if scope == list.ID && num == 7 {
+			return item.ID, nil
+		}
+		return "", store.ErrNotFound
+	})
+	ref, err := f.e.Resolve(f.ctx, acl.Target{ResourceType: "list_item", ResourceID: "7", ListID: list.ID})
+	if err != nil || ref != item {
+		t.Fatalf("resolve: %v %v", ref, err)
+	}
+	if _, err := f.e.Resolve(f.ctx, acl.Target{ResourceType: "list_item", ResourceID: "8", ListID: list.ID}); !fault.Is(err, fault.CodeNotFound) {
+		t.Fatalf("unknown number: %v", err)
+	}
+	if _, err := f.e.Resolve(f.ctx, acl.Target{ResourceType: "file", ResourceID: "7", LibraryID: list.ID}); !fault.Is(err, fault.CodeNotFound) {
+		t.Fatalf("no file resolver: %v", err)
+	}
+	for _, tg := range []acl.Target{{ResourceType: "list_item", ResourceID: "7"}, {ResourceType: "list", ResourceID: "7", ListID: list.ID},
+		{ResourceType: "list_item", ResourceID: "-1", ListID: list.ID}, {ResourceType: "x", ResourceID: item.ID}} {
+		if _, err := f.e.Resolve(f.ctx, tg); !fault.Is(err, fault.CodeValidation) {
+			t.Fatalf("%v: %v", tg, err)
+		}
+	}
+	u := f.user("u")
+	f.grant(list, acl.PrincipalUser, u.UserID, acl.Add)
+	perms := acl.NewPermissions(f.e, func(context.Context, string, string) (bool, error) { return true, nil })
+	if l, err := perms.Check(f.ctx, u, acl.Target{ResourceType: "list_item", ResourceID: "7", ListID: list.ID}); err != nil || l != acl.Add {
+		t.Fatalf("check by number: %v %v", l, err)
+	}
 }

@@ -1,6 +1,23 @@
 // Package acl is the one place that decides rights: permission levels,
 // the inheritance chains of SPEC.md ("Authorization model (ACL)"), explicit
 // records, the effective-level cache and the /permissions endpoints.
+//
+// How services use it:
+//   - Register every securable resource with its parent in the creating
+//     transaction (node: parent node or nil; list/library/page/survey: node;
+//     item: list; attachment: item; file or folder: parent folder or library).
+//     Move on re-parenting, Forget / ForgetTree on hard delete.
+//   - Require(ctx, p, ref, level) before acting: 404 when the caller cannot
+//     see the resource, 403 when it sees it without the level.
+//   - Listings of children filter in SQL with ChildExceptions:
+//     visible = (parentLevel >= View AND id NOT IN deny) OR id IN allow.
+//   - SetInherits is the break/restore transition of "Item inheritance flag".
+//
+// Storage: acl_objects (id, type, parent_id, inherits) is the registry the
+// chain walk follows with one recursive query, stopping after an isolated
+// resource; acl_entries holds explicit records (level 1..4). Effective levels
+// are cached per (user, resource) and dropped on every change, here and on
+// other instances through the bus topic "acl.changed" (30 s TTL as a net).
 package acl
 
 import (

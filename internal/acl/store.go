@@ -240,3 +240,48 @@ func (s *aclStore) childCount(ctx context.Context, id string) (int, error) {
 	}
 	return n, nil
 }
+
+// nodeLevels computes the user's level on every node in one walk from the
+// roots down: a node's level is the max of its own records and, when it
+// inherits, its parent's level.
+func (s *aclStore) nodeLevels(ctx context.Context, userID string) (map[string]Level, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `WITH RECURSIVE own(id, lvl) AS (
+		SELECT e.resource_id, MAX(e.level) FROM acl_entries e WHERE e.resource_type = 'node' AND `+principalMatch+` GROUP BY e.resource_id),
+	t(id, lvl, depth) AS (
+		SELECT o.id, COALESCE((SELECT own.lvl FROM own WHERE own.id = o.id), 0), 0
+		FROM acl_objects o WHERE o.type = 'node' AND o.parent_id IS NULL
+		UNION ALL
+		SELECT o.id, CASE WHEN o.inherits = ? AND t.lvl > COALESCE((SELECT own.lvl FROM own WHERE own.id = o.id), 0) THEN t.lvl
+			ELSE COALESCE((SELECT own.lvl FROM own WHERE own.id = o.id), 0) END, t.depth + 1
+		FROM acl_objects o JOIN t ON o.parent_id = t.id WHERE o.type = 'node' AND t.depth < 64)
+	SELECT id, lvl FROM t`, userID, userID, true)
+	if err != nil {
+		return nil, fmt.Errorf("node levels of %s: %w", userID, err)
+	}
+	defer rows.Close()
+	out := map[string]Level{}
+	for rows.Next() {
+		var id string
+		var l Level
+		if err := rows.Scan(&id, &l); err != nil {
+			return nil, fmt.Errorf("node levels of %s: %w", userID, err)
+		}
+		out[id] = l
+	}
+	return out, rows.Err()
+}
+
+const subtreeCTE = `WITH RECURSIVE sub(id, depth) AS (
+	SELECT id, 0 FROM acl_objects WHERE id = ?
+	UNION ALL SELECT o.id, s.depth + 1 FROM acl_objects o JOIN sub s ON o.parent_id = s.id WHERE s.depth < 64)
+`
+
+func (s *aclStore) forgetTree(ctx context.Context, id string) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, subtreeCTE+"DELETE FROM acl_entries WHERE resource_id IN (SELECT id FROM sub)", id); err != nil {
+		return fmt.Errorf("forget records under %s: %w", id, err)
+	}
+	if _, err := s.db.W(ctx).ExecContext(ctx, subtreeCTE+"DELETE FROM acl_objects WHERE id IN (SELECT id FROM sub)", id); err != nil {
+		return fmt.Errorf("forget resources under %s: %w", id, err)
+	}
+	return nil
+}

@@ -63,13 +63,13 @@ func (s *Service) List(ctx context.Context, p *auth.Principal) ([]*Node, error) 
 	if err != nil {
 		return nil, err
 	}
+	levels, err := s.acl.NodeLevels(ctx, p)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]*Node, 0, len(all))
 	for _, n := range all {
-		lvl, err := s.acl.Level(ctx, p, Ref(n.ID))
-		if err != nil {
-			return nil, err
-		}
-		if lvl >= acl.View {
+		if levels[n.ID] >= acl.View {
 			out = append(out, n)
 		}
 	}

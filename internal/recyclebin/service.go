@@ -125,6 +125,9 @@ func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryI
 		if err != nil {
 			return err
 		}
+		if h.restore == nil {
+			return fault.Conflict("entries of kind %q cannot be restored", e.Kind)
+		}
 		if err := h.restore(ctx, e); err != nil {
 			return err
 		}

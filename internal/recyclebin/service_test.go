@@ -1,0 +1,121 @@
+package recyclebin_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/bus"
+	"coreportal/internal/fault"
+	"coreportal/internal/recyclebin"
+	"coreportal/internal/store"
+	"coreportal/internal/store/storetest"
+)
+
+func TestRecycleBin(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		engine := acl.New(db, bus.NewMemory())
+		bin := recyclebin.New(db, engine)
+		node := acl.Ref{Type: acl.Node, ID: uuid.NewString()}
+		if err := engine.Register(ctx, node, nil); err != nil {
+			t.Fatal(err)
+		}
+		admin := &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}
+		user := &auth.Principal{UserID: uuid.NewString()}
+
+		restored, purged := map[string]bool{}, map[string]bool{}
+		bin.RegisterKind("thing", func(ctx context.Context, e recyclebin.Entry) error {
+			var p struct{ Name string }
+			if err := json.Unmarshal(e.Payload, &p); err != nil {
+				return err
+			}
+			if p.Name == "taken" {
+				return fault.Conflict("slug taken")
+			}
+			restored[p.Name] = true
+			return nil
+		}, func(ctx context.Context, e recyclebin.Entry) error {
+			purged[e.Title] = true
+			return nil
+		})
+		add := func(title, scope string, at time.Time) string {
+			var id string
+			err := db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+				var err error
+				id, err = bin.Add(ctx, recyclebin.Entry{NodeID: node.ID, Kind: "thing", Title: title, DeletedBy: admin.UserID,
+					DeletedAt: at, ScopeID: scope, Payload: json.RawMessage(`{"Name":"` + title + `"}`)})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return id
+		}
+		now := time.Now()
+		a := add("a", "s1", now.Add(-time.Hour))
+		add("b", "s1", now.Add(-40*24*time.Hour))
+		add("c", "s2", now)
+		taken := add("taken", "", now)
+
+		es, total, err := bin.List(ctx, admin, node.ID, 0, 10)
+		if err != nil || total != 4 || es[0].Title != "c" && es[0].Title != "taken" {
+			t.Fatalf("list %v %d %v", es, total, err)
+		}
+		if _, _, err := bin.List(ctx, user, node.ID, 0, 10); !fault.Is(err, fault.CodeNotFound) {
+			t.Fatalf("stranger: %v", err)
+		}
+		if _, err := bin.Restore(ctx, admin, uuid.NewString(), a); !fault.Is(err, fault.CodeNotFound) {
+			t.Fatalf("other node: %v", err)
+		}
+		if _, err := bin.Restore(ctx, admin, node.ID, taken); !fault.Is(err, fault.CodeConflict) {
+			t.Fatalf("conflict: %v", err)
+		}
+		e, err := bin.Restore(ctx, admin, node.ID, a)
+		if err != nil || !restored["a"] || e.Title != "a" {
+			t.Fatalf("restore %v %v", e, err)
+		}
+		if _, err := bin.Restore(ctx, admin, node.ID, a); !fault.Is(err, fault.CodeNotFound) {
+			t.Fatalf("restored twice: %v", err)
+		}
+		n, err := bin.PurgeOlderThan(ctx, 30*24*time.Hour)
+		if err != nil || n != 1 || !purged["b"] {
+			t.Fatalf("purge old: %d %v %v", n, err, purged)
+		}
+		n, err = bin.PurgeKindForScope(ctx, "thing", "s2")
+		if err != nil || n != 1 || !purged["c"] {
+			t.Fatalf("purge scope: %d %v", n, err)
+		}
+		if err := bin.Purge(ctx, admin, node.ID, taken); err != nil || !purged["taken"] {
+			t.Fatalf("purge one: %v", err)
+		}
+		if c, _ := bin.Count(ctx); c != 0 {
+			t.Fatalf("left %d", c)
+		}
+
+		// a purge handler error rolls the whole purge back
+		add("x", "", now)
+		bin.RegisterKind("thing", nil, func(context.Context, recyclebin.Entry) error { return errors.New("disk gone") })
+		if err := bin.PurgeNode(ctx, node.ID); err == nil {
+			t.Fatal("purge must fail")
+		}
+		if c, _ := bin.Count(ctx); c != 1 {
+			t.Fatalf("rolled back: %d", c)
+		}
+		// unknown kinds cannot be restored (409) but can be purged
+		add2 := recyclebin.Entry{NodeID: node.ID, Kind: "mystery", Title: "m"}
+		id, err := bin.Add(ctx, add2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := bin.Restore(ctx, admin, node.ID, id); !fault.Is(err, fault.CodeConflict) {
+			t.Fatalf("unknown kind: %v", err)
+		}
+	})
+}
