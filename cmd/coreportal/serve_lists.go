@@ -21,6 +21,8 @@ func (a *app) buildLists() error {
 	a.blobs = blobs
 	a.lists = lists.NewService(a.db, a.acl, a.nodes)
 	a.lists.UseBlobs(blobs, a.cfg.MaxUploadBytes)
+	a.lists.UseBus(a.bus)
+	a.loops = append(a.loops, a.lists.Listen)
 	bin := a.access.recycleBin
 	a.lists.UseBin(listBin{bin})
 	bin.RegisterKind("list",

@@ -112,6 +112,7 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	l.NextCol++
 	l.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, l.ID)
 		if err := s.st.insertField(ctx, f, l.UpdatedAt); err != nil {
 			if store.IsUnique(err) {
 				return fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
@@ -211,6 +212,7 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 		}
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, listID)
 		if err := s.st.updateField(ctx, f); err != nil {
 			return err
 		}
@@ -369,6 +371,7 @@ func (s *Service) DeleteField(ctx context.Context, p *auth.Principal, listID, fi
 		return fault.Validation("fieldId", "system field %q cannot be deleted", f.InternalName)
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, listID)
 		if err := s.st.deleteField(ctx, f.ID); err != nil {
 			return err
 		}

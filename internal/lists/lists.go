@@ -197,6 +197,7 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 		if other, err := s.st.listBySlug(ctx, l.NodeID, l.Slug); err == nil && other != l.ID {
 			return fault.Conflict("the node already has a list with slug %q", l.Slug).With("field", "slug")
 		}
+		s.schemaChanged(ctx, l.ID)
 		return s.st.updateList(ctx, l)
 	})
 	if err != nil {

@@ -64,6 +64,7 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 			return err
 		}
 		now := s.now().UTC()
+		s.schemaChanged(ctx, id)
 		if err := s.st.setDeleted(ctx, id, &now); err != nil {
 			return err
 		}
@@ -115,6 +116,7 @@ func (s *Service) RestoreList(ctx context.Context, payload json.RawMessage) erro
 			return fault.Conflict("the node already has a list with slug %q; rename it first", l.Slug)
 		}
 		s.itemsChanged(ctx, l.ID)
+		s.schemaChanged(ctx, l.ID)
 		return s.st.setDeleted(ctx, l.ID, nil)
 	})
 }
@@ -138,6 +140,7 @@ func (s *Service) PurgeList(ctx context.Context, payload json.RawMessage) error 
 }
 
 func (s *Service) purgeList(ctx context.Context, l *List) error {
+	s.schemaChanged(ctx, l.ID)
 	guids, err := s.st.guids(ctx, l)
 	if err != nil {
 		return err

@@ -31,12 +31,14 @@ type Service struct {
 	blobs     Blobs
 	maxUpload int64
 	counts    *countCache
+	schemas   *schemaCache
 }
 
 // NewService builds the lists service and registers the item-number resolver
 // so that /permissions accepts item numbers with listId.
 func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Service {
-	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache()}
+	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache(),
+		schemas: &schemaCache{m: map[string]cachedSchema{}, now: time.Now}}
 	engine.RegisterNumberResolver(acl.ListItem, s.itemGUID)
 	return s
 }
@@ -86,6 +88,12 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	if _, err := uuid.Parse(listID); err != nil {
 		return nil, fault.NotFound("list")
 	}
+	inTx := store.InTransaction(ctx)
+	if !inTx {
+		if sc, ok := s.schemas.get(listID); ok {
+			return sc, nil
+		}
+	}
 	l, err := s.st.list(ctx, listID)
 	if store.IsNotFound(err) {
 		return nil, fault.NotFound("list")
@@ -97,7 +105,11 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newSchema(l, fields), nil
+	sc := newSchema(l, fields)
+	if !inTx { // never keep what a transaction has not committed yet
+		s.schemas.put(sc)
+	}
+	return sc, nil
 }
 
 // open checks min on the list and loads it.
