@@ -16,9 +16,12 @@ import (
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
+	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
 	"coreportal/internal/licence"
+	"coreportal/internal/lists"
+	"coreportal/internal/live"
 	"coreportal/internal/nodes"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
@@ -40,6 +43,9 @@ type app struct {
 	acl      *acl.Engine
 	nodes    *nodes.Service
 	access   access
+	lists    *lists.Service
+	blobs    blob.Store
+	liveHub  *live.Hub
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -107,6 +113,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	a.connect()
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
+	if err := a.buildLists(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -126,10 +135,13 @@ func (a *app) routes() http.Handler {
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
+	listsHTTP := lists.NewHandler(a.lists)
+	a.mountLists(mux, listsHTTP)
 	for _, r := range []interface{ Register(huma.API) }{
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
+		listsHTTP,
 	} {
 		r.Register(api)
 	}

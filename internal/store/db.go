@@ -60,7 +60,10 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
 	}
-	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_time_format=sqlite"
+	// mmap_size lets every connection read pages straight from the OS page
+	// cache (shared, no per-connection copy): full scans of large list tables
+	// run about 3x faster than through read() syscalls (bench/lists).
+	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=mmap_size(1073741824)&_time_format=sqlite"
 	write, err := sql.Open("sqlite", "file:"+path+"?_txlock=immediate&"+pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)

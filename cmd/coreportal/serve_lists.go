@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"coreportal/internal/blob"
+	"coreportal/internal/lists"
+	"coreportal/internal/live"
+	"coreportal/internal/recyclebin"
+)
+
+// buildLists wires the lists capability: service, blob store for attachments,
+// recycle-bin kinds and slug routes.
+func (a *app) buildLists() error {
+	blobs, err := blob.Open(a.cfg.BlobURL, a.cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	a.blobs = blobs
+	a.lists = lists.NewService(a.db, a.acl, a.nodes)
+	a.lists.UseBlobs(blobs, a.cfg.MaxUploadBytes)
+	a.lists.UseBus(a.bus)
+	a.loops = append(a.loops, a.lists.Listen)
+	bin := a.access.recycleBin
+	a.lists.UseBin(listBin{bin})
+	bin.RegisterKind("list",
+		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.RestoreList(ctx, e.Payload) },
+		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeList(ctx, e.Payload) })
+	bin.RegisterKind("list_item",
+		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.RestoreItem(ctx, e.Payload) },
+		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeItem(ctx, e.Payload) })
+	a.access.routes.RegisterResolver("list", a.lists.ResolveSlug)
+	a.access.routes.RegisterSlugger("list", a.lists.SlugOf)
+	a.liveHub = live.NewHub(a.bus)
+	a.lists.OnItemSaved(func(ctx context.Context, listID string, number int64, item any) {
+		if err := a.liveHub.PublishItem(ctx, listID, number, item); err != nil {
+			slog.WarnContext(ctx, "publish live item", "list", listID, "item", number, "err", err)
+		}
+	})
+	return nil
+}
+
+// listBin adapts the recycle bin to what the lists service needs.
+type listBin struct{ bin *recyclebin.Service }
+
+func (b listBin) Add(ctx context.Context, e lists.BinEntry) (string, error) {
+	return b.bin.Add(ctx, recyclebin.Entry{NodeID: e.NodeID, Kind: e.Kind, Title: e.Title, DeletedBy: e.DeletedBy, ScopeID: e.ScopeID, Payload: e.Payload})
+}
+
+func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {
+	_, err := b.bin.PurgeKindForScope(ctx, kind, scopeID)
+	return err
+}
+
+// mountLists adds the lists routes that are plain net/http handlers (streamed bodies).
+func (a *app) mountLists(mux *http.ServeMux, h *lists.Handler) {
+	h.Mount(mux)
+	h.MountLive(mux, a.liveHub)
+}

@@ -1,0 +1,145 @@
+// Package blob stores binary content (attachments, files) by key. The local
+// folder store is the embedded default; the Store interface is what an
+// S3-compatible implementation will satisfy (CORE_BLOB_URL=s3://…).
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// ErrNotFound is returned by Get and Delete when no content exists for a key.
+var ErrNotFound = errors.New("blob not found")
+
+// Store keeps content by key. Keys are made of [a-z0-9_-] segments separated by "/".
+type Store interface {
+	// Put streams r under key and returns the number of bytes written; a
+	// failed or cancelled Put leaves nothing behind.
+	Put(ctx context.Context, key string, r io.Reader) (int64, error)
+	// Get opens the content of key (ErrNotFound when absent).
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// Delete removes key; deleting a missing key is not an error.
+	Delete(ctx context.Context, key string) error
+}
+
+// Open returns the store named by CORE_BLOB_URL ("" or file://path = local folder).
+func Open(rawURL, dataDir string) (Store, error) {
+	if rawURL == "" {
+		return NewLocal(filepath.Join(dataDir, "blobs"))
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("CORE_BLOB_URL: %w", err)
+	}
+	switch u.Scheme {
+	case "file":
+		return NewLocal(u.Path)
+	case "s3":
+		return nil, errors.New("CORE_BLOB_URL: S3 storage is not available in this build")
+	}
+	return nil, fmt.Errorf("CORE_BLOB_URL: unsupported scheme %q", u.Scheme)
+}
+
+var keyRE = regexp.MustCompile(`^[a-z0-9_-]+(/[a-z0-9_-]+)*$`)
+
+// CheckKey refuses keys that could escape the store.
+func CheckKey(key string) error {
+	if len(key) > 512 || !keyRE.MatchString(key) {
+		return fmt.Errorf("invalid blob key %q", key)
+	}
+	return nil
+}
+
+// Local stores blobs as files under a folder.
+type Local struct{ dir string }
+
+// NewLocal creates the folder when missing.
+func NewLocal(dir string) (*Local, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, fmt.Errorf("create blob folder: %w", err)
+	}
+	return &Local{dir: dir}, nil
+}
+
+func (l *Local) path(key string) (string, error) {
+	if err := CheckKey(key); err != nil {
+		return "", err
+	}
+	return filepath.Join(l.dir, filepath.FromSlash(key)), nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Put writes to a temporary file and renames it into place.
+func (l *Local) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		return 0, fmt.Errorf("blob folder: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p), ".put-*")
+	if err != nil {
+		return 0, fmt.Errorf("blob temp file: %w", err)
+	}
+	n, err := io.Copy(tmp, ctxReader{ctx, r})
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return 0, fmt.Errorf("write blob: %w", err)
+	}
+	return n, nil
+}
+
+// Get opens the file of key.
+func (l *Local) Get(_ context.Context, key string) (io.ReadCloser, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.Open(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNotFound
+	}
+	return f, err
+}
+
+// Delete removes the file of key.
+func (l *Local) Delete(_ context.Context, key string) error {
+	p, err := l.path(key)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete blob: %w", err)
+	}
+	return nil
+}
+
+// KeyFor builds a key from a prefix and an id (ids are UUIDs, lower-cased).
+func KeyFor(prefix, id string) string {
+	return prefix + "/" + strings.ToLower(id[:2]) + "/" + strings.ToLower(id)
+}

@@ -1,0 +1,195 @@
+package field
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/store"
+)
+
+// Lookup values are stored as a JSON array of {itemId, display} in f_n, the
+// item numbers framed in f_n_k and the lower-cased displays framed in f_n_ci.
+type lookupKind struct{}
+
+// LookupValue is one lookup entry.
+type LookupValue struct {
+	ItemID  int64  `json:"itemId"`
+	Display string `json:"display"`
+}
+
+// Library system columns usable as lookupFieldId (SPEC.md, List field rule 3).
+var LibrarySystemColumns = []string{"name", "item_number", "item_type", "mime_type"}
+
+func init() { register(Lookup, lookupKind{}) }
+
+func (lookupKind) Columns(d store.Dialect, f *Def) [][2]string {
+	return [][2]string{{f.Column(), "TEXT"}, {f.Keys(), ciType(d)}, {f.CI(), ciType(d)}}
+}
+
+func (lookupKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
+	if (s.LookupListID == "") == (s.LookupLibraryID == "") {
+		return FieldSettings{}, fmt.Errorf("settings: exactly one of lookupListId and lookupLibraryId is required")
+	}
+	for _, id := range []string{s.LookupListID, s.LookupLibraryID, s.LookupNodeID} {
+		if id != "" {
+			if _, err := uuid.Parse(id); err != nil {
+				return FieldSettings{}, fmt.Errorf("settings: %q is not a UUID", id)
+			}
+		}
+	}
+	if s.LookupFieldID != "" {
+		_, err := uuid.Parse(s.LookupFieldID)
+		sys := false
+		for _, c := range LibrarySystemColumns {
+			sys = sys || c == s.LookupFieldID
+		}
+		if err != nil && !(sys && s.LookupLibraryID != "") && !(s.LookupFieldID == "title" || s.LookupFieldID == "item_number") {
+			return FieldSettings{}, fmt.Errorf("settings: lookupFieldId must be a field UUID or a system column")
+		}
+	}
+	return FieldSettings{LookupListID: s.LookupListID, LookupLibraryID: s.LookupLibraryID, LookupNodeID: s.LookupNodeID,
+		LookupFieldID: s.LookupFieldID, AllowMultiple: boolPtr(s.Multiple(false))}, nil
+}
+
+func lookupID(raw json.RawMessage) (int64, bool) {
+	var n int64
+	if json.Unmarshal(raw, &n) == nil {
+		return n, true
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		return n, err == nil
+	}
+	var obj struct {
+		ItemID json.RawMessage `json:"itemId"`
+	}
+	if json.Unmarshal(raw, &obj) == nil && obj.ItemID != nil {
+		return lookupID(obj.ItemID)
+	}
+	return 0, false
+}
+
+func (lookupKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, env Env) (any, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, invalid(f, "value must be { itemId } or an array of them")
+		}
+	} else {
+		items = []json.RawMessage{raw}
+	}
+	var out []LookupValue
+	for _, it := range items {
+		id, ok := lookupID(it)
+		if !ok || id <= 0 {
+			return nil, invalid(f, "itemId must be a positive item number")
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o.ItemID == id
+		}
+		if dup {
+			continue
+		}
+		d, err := env.LookupItem(ctx, f, id)
+		if err != nil {
+			return nil, invalid(f, "item %d does not exist in the lookup target", id)
+		}
+		out = append(out, LookupValue{ItemID: id, Display: d})
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if !f.Settings.Multiple(false) {
+		if len(out) > 1 {
+			return nil, invalid(f, "only one item is allowed")
+		}
+		return out[0], nil
+	}
+	return out, nil
+}
+
+func lookups(v any) []LookupValue {
+	switch x := v.(type) {
+	case []LookupValue:
+		return x
+	case LookupValue:
+		return []LookupValue{x}
+	case map[string]any, []any:
+		j, _ := json.Marshal(x)
+		var list []LookupValue
+		if json.Unmarshal(j, &list) != nil {
+			var one LookupValue
+			if json.Unmarshal(j, &one) == nil && one.ItemID != 0 {
+				return []LookupValue{one}
+			}
+		}
+		return list
+	}
+	return nil
+}
+
+func (lookupKind) Cells(f *Def, v any) Cells {
+	list := lookups(v)
+	if len(list) == 0 {
+		return Cells{f.Column(): nil, f.Keys(): nil, f.CI(): nil}
+	}
+	j, _ := json.Marshal(list)
+	ids := make([]string, len(list))
+	names := make([]string, len(list))
+	for i, l := range list {
+		ids[i], names[i] = strconv.FormatInt(l.ItemID, 10), Lower(l.Display)
+	}
+	return Cells{f.Column(): string(j), f.Keys(): framed(ids), f.CI(): framed(names)}
+}
+
+func (lookupKind) Decode(f *Def, raw any) any {
+	s, _ := asString(raw).(string)
+	var list []LookupValue
+	if s == "" || json.Unmarshal([]byte(s), &list) != nil || len(list) == 0 {
+		return nil
+	}
+	if !f.Settings.Multiple(false) {
+		return list[0]
+	}
+	return list
+}
+
+func (lookupKind) Search(_ *Def, v any) string {
+	var parts []string
+	for _, l := range lookups(v) {
+		parts = append(parts, l.Display)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return framedFilter(f, op, o, f.Keys(), func(v any) (string, error) {
+		switch x := v.(type) {
+		case float64:
+			if x == float64(int64(x)) {
+				return strconv.FormatInt(int64(x), 10), nil
+			}
+		case string:
+			if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+				return strconv.FormatInt(n, 10), nil
+			}
+		case map[string]any:
+			if n, ok := x["itemId"].(float64); ok && n == float64(int64(n)) {
+				return strconv.FormatInt(int64(n), 10), nil
+			}
+		}
+		return "", opErr("value of %q must be an item number", f.Title)
+	})
+}
+
+func (lookupKind) SortExpr(f *Def) string { return f.CI() }

@@ -1,0 +1,184 @@
+package field
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/store"
+)
+
+// Person values are stored as a JSON array of subjects in f_n, their ids
+// framed in f_n_k (eq/in/[Я]) and their lower-cased names framed in f_n_ci.
+type personKind struct{}
+
+// Subject is one person-field entry.
+type Subject struct {
+	PrincipalType string `json:"principalType"`
+	ID            string `json:"id"`
+	Display       string `json:"display"`
+}
+
+func init() { register(Person, personKind{}) }
+
+func (personKind) Columns(d store.Dialect, f *Def) [][2]string {
+	return [][2]string{{f.Column(), "TEXT"}, {f.Keys(), ciType(d)}, {f.CI(), ciType(d)}}
+}
+
+// CheckSettings fills the defaults of SPEC.md: without settings every flag is true.
+func (personKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
+	out := FieldSettings{AllowUsers: boolPtr(flag(s.AllowUsers, true)), AllowGroups: boolPtr(flag(s.AllowGroups, true)),
+		AllowMultiple: boolPtr(s.Multiple(true))}
+	if !*out.AllowUsers && !*out.AllowGroups {
+		return FieldSettings{}, fmt.Errorf("settings: allowUsers and allowGroups cannot both be false")
+	}
+	return out, nil
+}
+
+// PersonAllows reports whether a subject type is allowed by the settings.
+func PersonAllows(s FieldSettings, principalType string) bool {
+	if principalType == "group" {
+		return flag(s.AllowGroups, true)
+	}
+	return flag(s.AllowUsers, true)
+}
+
+func (personKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, env Env) (any, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if strings.HasPrefix(strings.TrimSpace(string(raw)), "[") {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return nil, invalid(f, "value must be a subject or an array of subjects")
+		}
+	} else {
+		items = []json.RawMessage{raw}
+	}
+	var out []Subject
+	for _, it := range items {
+		var s Subject
+		var id string
+		if json.Unmarshal(it, &id) == nil {
+			s = Subject{PrincipalType: "user", ID: id}
+		} else if err := json.Unmarshal(it, &s); err != nil {
+			return nil, invalid(f, "each subject must be { principalType, id }")
+		}
+		if s.PrincipalType == "" {
+			s.PrincipalType = "user"
+		}
+		if s.PrincipalType != "user" && s.PrincipalType != "group" {
+			return nil, invalid(f, "principalType must be user or group")
+		}
+		if _, err := uuid.Parse(s.ID); err != nil {
+			return nil, invalid(f, "subject id must be a UUID")
+		}
+		if !PersonAllows(f.Settings, s.PrincipalType) {
+			return nil, invalid(f, "%ss are not allowed in this field", s.PrincipalType)
+		}
+		dup := false
+		for _, o := range out {
+			dup = dup || o.ID == s.ID
+		}
+		if dup {
+			continue
+		}
+		d, err := env.Subject(ctx, s.PrincipalType, s.ID)
+		if err != nil {
+			return nil, invalid(f, "%s %s does not exist", s.PrincipalType, s.ID)
+		}
+		s.Display = d
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	if !f.Settings.Multiple(true) {
+		if len(out) > 1 {
+			return nil, invalid(f, "only one subject is allowed")
+		}
+		return out[0], nil
+	}
+	return out, nil
+}
+
+// Subjects returns the entries of a person value (API or stored shape).
+func Subjects(v any) []Subject {
+	switch x := v.(type) {
+	case []Subject:
+		return x
+	case Subject:
+		return []Subject{x}
+	case map[string]any, []any:
+		j, _ := json.Marshal(x)
+		var list []Subject
+		if json.Unmarshal(j, &list) != nil {
+			var one Subject
+			if json.Unmarshal(j, &one) == nil && one.ID != "" {
+				return []Subject{one}
+			}
+		}
+		return list
+	}
+	return nil
+}
+
+func (personKind) Cells(f *Def, v any) Cells {
+	list := Subjects(v)
+	if len(list) == 0 {
+		return Cells{f.Column(): nil, f.Keys(): nil, f.CI(): nil}
+	}
+	j, _ := json.Marshal(list)
+	ids := make([]string, len(list))
+	names := make([]string, len(list))
+	for i, s := range list {
+		ids[i], names[i] = s.ID, Lower(s.Display)
+	}
+	return Cells{f.Column(): string(j), f.Keys(): framed(ids), f.CI(): framed(names)}
+}
+
+func (personKind) Decode(f *Def, raw any) any {
+	s, _ := asString(raw).(string)
+	var list []Subject
+	if s == "" || json.Unmarshal([]byte(s), &list) != nil || len(list) == 0 {
+		return nil
+	}
+	if !f.Settings.Multiple(true) {
+		return list[0]
+	}
+	return list
+}
+
+func (personKind) Search(_ *Def, v any) string {
+	var parts []string
+	for _, s := range Subjects(v) {
+		parts = append(parts, s.Display)
+	}
+	return strings.Join(parts, " ")
+}
+
+func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return framedFilter(f, op, o, f.Keys(), func(v any) (string, error) {
+		switch x := v.(type) {
+		case string:
+			if strings.TrimSpace(x) == PlaceholderMe {
+				return o.UserID, nil
+			}
+			if _, err := uuid.Parse(x); err == nil {
+				return strings.ToLower(x), nil
+			}
+		case map[string]any:
+			if id, ok := x["id"].(string); ok {
+				if _, err := uuid.Parse(id); err == nil {
+					return strings.ToLower(id), nil
+				}
+			}
+		}
+		return "", opErr("value of %q must be a subject id or [Я]", f.Title)
+	})
+}
+
+func (personKind) SortExpr(f *Def) string { return f.CI() }

@@ -1,0 +1,108 @@
+package field
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/microcosm-cc/bluemonday"
+
+	"coreportal/internal/store"
+)
+
+// MaxText bounds text values (characters).
+const MaxText = 100_000
+
+func ciType(d store.Dialect) string {
+	if d == store.Postgres {
+		return `TEXT COLLATE "C"`
+	}
+	return "TEXT"
+}
+
+// noSettings is embedded by types without settings.
+type noSettings struct{}
+
+func (noSettings) CheckSettings(FieldSettings, bool) (FieldSettings, error) {
+	return FieldSettings{}, nil
+}
+
+// textKind covers text, multiline_text and html_text.
+type textKind struct {
+	noSettings
+	html bool
+}
+
+var (
+	ugc   = bluemonday.UGCPolicy()
+	strip = bluemonday.StrictPolicy()
+)
+
+func init() {
+	register(Text, textKind{})
+	register(MultilineText, textKind{})
+	register(HTMLText, textKind{html: true})
+}
+
+func (textKind) Columns(d store.Dialect, f *Def) [][2]string {
+	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+}
+
+func (k textKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ Env) (any, error) {
+	if isNull(raw) {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, invalid(f, "value must be a string")
+	}
+	if utf8.RuneCountInString(s) > MaxText {
+		return nil, invalid(f, "value must have at most %d characters", MaxText)
+	}
+	if k.html {
+		s = ugc.Sanitize(s)
+	}
+	if f.Type == Text {
+		s = strings.TrimSpace(s)
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	return s, nil
+}
+
+func (k textKind) Cells(f *Def, v any) Cells {
+	if v == nil {
+		return Cells{f.Column(): nil, f.CI(): nil}
+	}
+	return Cells{f.Column(): v, f.CI(): Lower(k.Search(f, v))}
+}
+
+func (textKind) Decode(_ *Def, raw any) any { return asString(raw) }
+
+func (k textKind) Search(_ *Def, v any) string {
+	s, _ := v.(string)
+	if k.html {
+		s = strip.Sanitize(s)
+	}
+	return s
+}
+
+func (textKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return textFilter(f, op, o)
+}
+
+func (textKind) SortExpr(f *Def) string { return f.CI() }
+
+func asString(raw any) any {
+	switch x := raw.(type) {
+	case nil:
+		return nil
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return nil
+}

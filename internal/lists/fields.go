@@ -1,0 +1,398 @@
+package lists
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/lists/field"
+	"coreportal/internal/store"
+)
+
+// Fields returns the fields of a list (view).
+func (s *Service) Fields(ctx context.Context, p *auth.Principal, listID string) ([]FieldOut, error) {
+	sc, err := s.open(ctx, p, listID, acl.View)
+	if err != nil {
+		return nil, err
+	}
+	return fieldsOut(sc.fields), nil
+}
+
+// FieldInput is the body of field create and update; nil keys stay unchanged on update.
+type FieldInput struct {
+	InternalName *string
+	Title        *string
+	FieldType    *string
+	IsRequired   *bool
+	SortOrder    *int
+	Settings     json.RawMessage
+}
+
+var internalNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
+
+const maxFields = 200
+
+func decodeSettings(raw json.RawMessage) (field.FieldSettings, bool, error) {
+	var st field.FieldSettings
+	if len(raw) == 0 || string(raw) == "null" {
+		return st, false, nil
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return st, true, fault.Validation("settings", "settings are not valid: %s", err.Error())
+	}
+	return st, true, nil
+}
+
+// CreateField adds a field (edit on the list): metadata and DDL in one transaction.
+func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID string, in FieldInput) (FieldOut, error) {
+	sc, err := s.open(ctx, p, listID, acl.Edit)
+	if err != nil {
+		return FieldOut{}, err
+	}
+	if len(sc.fields) >= maxFields {
+		return FieldOut{}, fault.Validation("fieldType", "a list can have at most %d fields", maxFields)
+	}
+	var title, typ string
+	if in.Title != nil {
+		title = *in.Title
+	}
+	if title, err = checkTitle("title", title, 200); err != nil {
+		return FieldOut{}, err
+	}
+	if in.FieldType != nil {
+		typ = *in.FieldType
+	}
+	kind, ok := field.Of(typ)
+	if !ok {
+		return FieldOut{}, fault.Validation("fieldType", "fieldType must be one of %s", strings.Join(field.Types(), ", "))
+	}
+	st, _, err := decodeSettings(in.Settings)
+	if err != nil {
+		return FieldOut{}, err
+	}
+	if st, err = kind.CheckSettings(st, true); err != nil {
+		return FieldOut{}, fault.Validation("settings", "%s", err.Error())
+	}
+	if typ == field.Lookup {
+		if err := s.checkLookupTarget(ctx, p, st); err != nil {
+			return FieldOut{}, err
+		}
+	}
+	l := sc.list
+	f := &field.Def{ID: uuid.NewString(), ListID: l.ID, Title: title, Type: typ, Settings: st, Col: l.NextCol}
+	if in.IsRequired != nil {
+		f.Required = *in.IsRequired
+	}
+	if in.SortOrder != nil {
+		f.SortOrder = *in.SortOrder
+	} else {
+		f.SortOrder = len(sc.fields) * 10
+	}
+	f.InternalName = fmt.Sprintf("field_%d", f.Col)
+	if in.InternalName != nil && *in.InternalName != "" {
+		f.InternalName = *in.InternalName
+		if !internalNameRE.MatchString(f.InternalName) || strings.HasPrefix(f.InternalName, "__") {
+			return FieldOut{}, fault.Validation("internalName", "internalName must be lowercase letters, digits and _ (starting with a letter)")
+		}
+	}
+	if sc.field(f.InternalName) != nil {
+		return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
+	}
+	l.NextCol++
+	l.UpdatedAt = s.now().UTC()
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, l.ID)
+		if err := s.st.insertField(ctx, f, l.UpdatedAt); err != nil {
+			if store.IsUnique(err) {
+				return fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
+			}
+			return err
+		}
+		if err := s.st.updateList(ctx, l); err != nil {
+			return err
+		}
+		return s.st.addColumns(ctx, l, f)
+	})
+	if err != nil {
+		return FieldOut{}, err
+	}
+	return fieldsOut([]*field.Def{f})[0], nil
+}
+
+func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st field.FieldSettings) error {
+	if st.LookupListID == "" {
+		return fault.Validation("settings.lookupLibraryId", "lookups to document libraries are not available in this version")
+	}
+	target, err := s.load(ctx, st.LookupListID)
+	if err != nil {
+		return fault.Validation("settings.lookupListId", "lookup list does not exist")
+	}
+	if st.LookupNodeID != "" && target.list.NodeID != st.LookupNodeID {
+		return fault.Validation("settings.lookupNodeId", "the lookup list does not belong to lookupNodeId")
+	}
+	if st.LookupFieldID != "" {
+		if f, ok := target.resolve(st.LookupFieldID); !ok || f.ColName != "" {
+			return fault.Validation("settings.lookupFieldId", "lookupFieldId is not a field of the lookup list")
+		}
+	}
+	return nil
+}
+
+func (s *Service) fieldOf(sc *schema, fieldID string) (*field.Def, error) {
+	if f, ok := sc.byID[strings.ToLower(fieldID)]; ok {
+		return f, nil
+	}
+	return nil, fault.NotFound("field")
+}
+
+// UpdateField changes a field (edit on the list). System fields: title allows
+// only isRequired; created_by and item_number cannot be edited. Tightening
+// choice or person settings normalises stored values in the same transaction.
+func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fieldID string, in FieldInput) (FieldOut, error) {
+	sc, err := s.open(ctx, p, listID, acl.Edit)
+	if err != nil {
+		return FieldOut{}, err
+	}
+	f, err := s.fieldOf(sc, fieldID)
+	if err != nil {
+		return FieldOut{}, err
+	}
+	old := *f
+	if f.System {
+		if !editable(f) {
+			return FieldOut{}, fault.Validation("fieldId", "system field %q cannot be edited", f.InternalName)
+		}
+		if in.Title != nil && *in.Title != f.Title || in.FieldType != nil && *in.FieldType != f.Type ||
+			len(in.Settings) > 0 && string(in.Settings) != "null" || in.SortOrder != nil && *in.SortOrder != f.SortOrder ||
+			in.InternalName != nil && *in.InternalName != f.InternalName {
+			return FieldOut{}, fault.Validation("fieldId", "only isRequired can be changed on system field %q", f.InternalName)
+		}
+	}
+	if in.FieldType != nil && *in.FieldType != f.Type {
+		return FieldOut{}, fault.Validation("fieldType", "the type of a field cannot be changed; add a new field instead")
+	}
+	if in.InternalName != nil && *in.InternalName != f.InternalName {
+		return FieldOut{}, fault.Validation("internalName", "internalName cannot be changed")
+	}
+	if in.Title != nil {
+		if f.Title, err = checkTitle("title", *in.Title, 200); err != nil {
+			return FieldOut{}, err
+		}
+	}
+	if in.IsRequired != nil {
+		f.Required = *in.IsRequired
+	}
+	if in.SortOrder != nil {
+		f.SortOrder = *in.SortOrder
+	}
+	st, given, err := decodeSettings(in.Settings)
+	if err != nil {
+		return FieldOut{}, err
+	}
+	if given {
+		merged := mergeSettings(f.Settings, st, in.Settings)
+		if f.Settings, err = field.MustOf(f).CheckSettings(merged, false); err != nil {
+			return FieldOut{}, fault.Validation("settings", "%s", err.Error())
+		}
+		if f.Type == field.Lookup {
+			if err := s.checkLookupTarget(ctx, p, f.Settings); err != nil {
+				return FieldOut{}, err
+			}
+		}
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, listID)
+		if err := s.st.updateField(ctx, f); err != nil {
+			return err
+		}
+		if tightened(&old, f) {
+			return s.normaliseStored(ctx, sc, &old, f)
+		}
+		return nil
+	})
+	if err != nil {
+		return FieldOut{}, err
+	}
+	return fieldsOut([]*field.Def{f})[0], nil
+}
+
+// mergeSettings applies the keys present in the request over the stored settings.
+func mergeSettings(cur, in field.FieldSettings, raw json.RawMessage) field.FieldSettings {
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &keys)
+	out := cur
+	set := func(k string, apply func()) {
+		if _, ok := keys[k]; ok {
+			apply()
+		}
+	}
+	set("choices", func() { out.Choices = in.Choices })
+	set("allowMultiple", func() { out.AllowMultiple = in.AllowMultiple })
+	set("allowUsers", func() { out.AllowUsers = in.AllowUsers })
+	set("allowGroups", func() { out.AllowGroups = in.AllowGroups })
+	set("lookupListId", func() { out.LookupListID = in.LookupListID })
+	set("lookupLibraryId", func() { out.LookupLibraryID = in.LookupLibraryID })
+	set("lookupNodeId", func() { out.LookupNodeID = in.LookupNodeID })
+	set("lookupFieldId", func() { out.LookupFieldID = in.LookupFieldID })
+	if out.LookupListID != "" && in.LookupLibraryID != "" {
+		out.LookupListID = ""
+	}
+	if out.LookupLibraryID != "" && in.LookupListID != "" {
+		out.LookupLibraryID = ""
+	}
+	return out
+}
+
+func tightened(old, f *field.Def) bool {
+	switch f.Type {
+	case field.Choice:
+		for _, c := range old.Settings.Choices {
+			if !slices.Contains(f.Settings.Choices, c) {
+				return true
+			}
+		}
+		return old.Settings.Multiple(false) && !f.Settings.Multiple(false)
+	case field.Person:
+		return old.Settings.Multiple(true) && !f.Settings.Multiple(true) ||
+			field.PersonAllows(old.Settings, "user") && !field.PersonAllows(f.Settings, "user") ||
+			field.PersonAllows(old.Settings, "group") && !field.PersonAllows(f.Settings, "group")
+	}
+	return false
+}
+
+// narrow applies SPEC.md rule 2 to one stored value: entries outside the
+// allowed options are removed; with allowMultiple=false the first remaining one is kept.
+func narrow(f *field.Def, v any) any {
+	switch f.Type {
+	case field.Choice:
+		var keep []string
+		for _, c := range field.ChoiceList(v) {
+			if slices.Contains(f.Settings.Choices, c) {
+				keep = append(keep, c)
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		if !f.Settings.Multiple(false) {
+			return keep[0]
+		}
+		return keep
+	case field.Person:
+		var keep []field.Subject
+		for _, sub := range field.Subjects(v) {
+			if field.PersonAllows(f.Settings, sub.PrincipalType) {
+				keep = append(keep, sub)
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		if !f.Settings.Multiple(true) {
+			return keep[0]
+		}
+		return keep
+	}
+	return v
+}
+
+const normaliseBatch = 500
+
+// normaliseStored rewrites every stored value of f that the new settings no
+// longer allow, in batches inside the caller's transaction (any list size).
+func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field.Def) error {
+	wide := *old
+	multi := true
+	wide.Settings.AllowMultiple = &multi // read stored values in full
+	readFields := make([]*field.Def, len(sc.fields))
+	for i, x := range sc.fields {
+		readFields[i] = x
+		if x.ID == f.ID {
+			readFields[i] = &wide
+		}
+	}
+	newFields := make([]*field.Def, len(sc.fields))
+	for i, x := range sc.fields {
+		newFields[i] = x
+		if x.ID == f.ID {
+			newFields[i] = f
+		}
+	}
+	var last int64
+	s.itemsChanged(ctx, sc.list.ID)
+	for {
+		items, err := s.st.itemsAfter(ctx, sc.list, readFields, f.Column(), last, normaliseBatch)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			last = it.Number
+			cur := it.Values[f.ID]
+			next := narrow(f, cur)
+			kind := field.MustOf(f)
+			if reflect.DeepEqual(kind.Cells(f, cur), kind.Cells(f, next)) {
+				continue
+			}
+			it.Values[f.ID] = next
+			r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next),
+				Search: searchText(newFields, it.Values)}
+			if err := s.st.updateItem(ctx, sc.list, r); err != nil {
+				return err
+			}
+		}
+		if len(items) < normaliseBatch {
+			return nil
+		}
+	}
+}
+
+// DeleteField removes a custom field, its column and its view references (edit on the list).
+func (s *Service) DeleteField(ctx context.Context, p *auth.Principal, listID, fieldID string) error {
+	sc, err := s.open(ctx, p, listID, acl.Edit)
+	if err != nil {
+		return err
+	}
+	f, err := s.fieldOf(sc, fieldID)
+	if err != nil {
+		return err
+	}
+	if f.System {
+		return fault.Validation("fieldId", "system field %q cannot be deleted", f.InternalName)
+	}
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.schemaChanged(ctx, listID)
+		if err := s.st.deleteField(ctx, f.ID); err != nil {
+			return err
+		}
+		if err := s.dropFieldFromViews(ctx, listID, f.ID); err != nil {
+			return err
+		}
+		return s.st.dropColumns(ctx, sc.list, f)
+	})
+}
+
+// searchText is the lower-cased text that q matches.
+func searchText(fields []*field.Def, values map[string]any) string {
+	var parts []string
+	for _, f := range fields {
+		v := values[f.ID]
+		if v == nil || f.Col == 0 {
+			continue
+		}
+		if t := strings.TrimSpace(displayText(f, v)); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return field.Lower(strings.Join(parts, "\n"))
+}

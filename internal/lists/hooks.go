@@ -1,0 +1,45 @@
+package lists
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+)
+
+// BinEntry is what the lists service puts into the recycle bin.
+type BinEntry struct {
+	NodeID    string
+	Kind      string // "list" or "list_item"
+	Title     string
+	DeletedBy string
+	ScopeID   string // the list, for entries of kind list_item
+	Payload   json.RawMessage
+}
+
+// Bin is the recycle bin as the lists service uses it (adapted to internal/recyclebin by the wiring).
+type Bin interface {
+	Add(ctx context.Context, e BinEntry) (string, error)
+}
+
+// Blobs is the blob store as attachments use it.
+type Blobs interface {
+	Put(ctx context.Context, key string, r io.Reader) (int64, error)
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	Delete(ctx context.Context, key string) error
+}
+
+// UseBin connects the recycle bin.
+func (s *Service) UseBin(b Bin) { s.bin = b }
+
+// UseBlobs connects the blob store and sets the attachment size limit.
+func (s *Service) UseBlobs(b Blobs, maxUpload int64) {
+	s.blobs = b
+	if maxUpload > 0 {
+		s.maxUpload = maxUpload
+	}
+}
+
+// OnItemSaved sets the live-event publisher called after PATCH and quick-edit commits.
+func (s *Service) OnItemSaved(fn func(ctx context.Context, listID string, number int64, item any)) {
+	s.publish = fn
+}

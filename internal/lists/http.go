@@ -1,0 +1,308 @@
+package lists
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/web"
+)
+
+// Handler serves lists, fields, views, items and attachments.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+func op(method, path, id, summary, desc string) huma.Operation {
+	o := web.Op(method, path, id, summary, web.User, "lists")
+	o.Description = desc
+	return o
+}
+
+// Register adds the Huma operations.
+func (h *Handler) Register(api huma.API) {
+	web.Register(api, op(http.MethodGet, "/lists", "listLists", "Lists of a node", "View on the node; lists the caller cannot view are left out."), h.lists)
+	web.Register(api, op(http.MethodPost, "/lists", "createList", "Create a list",
+		"Edit on the node. Creates the system fields title (text, required), created_by (person, users only, single) and item_number, and the default view. Slug: lowercase letters, digits, hyphens; unique per node (409)."), h.createList)
+	web.Register(api, op(http.MethodGet, "/lists/{id}", "getList", "A list with its fields and form_config", "View on the list."), h.getList)
+	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "ItemChange a list",
+		"Edit on the list. formConfig replaces the whole form configuration: keys new, view, edit; each { script (≤ 65,536 characters), showStandardForm (default true), webParts[] { instanceId uuid, definitionKey, title, properties object, placement before|after (default after) } }. versioningEnabled and searchEnabled are for administrators (403 otherwise)."), h.updateList)
+	web.Register(api, op(http.MethodDelete, "/lists/{id}", "deleteList", "Move a list to the recycle bin",
+		"Delete on the node of the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
+	web.Register(api, op(http.MethodPost, "/lists/{id}/recycle-content", "recycleListContent", "Move every item to the recycle bin",
+		"Delete on the node of the list; one entry per item (kind list_item); the list stays. data.moved is the number of items moved."), h.recycleContent)
+
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
+	web.Register(api, op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",
+		"Edit on the list. fieldType: text, multiline_text, html_text, choice {choices[], allowMultiple=false}, number, date, datetime, boolean, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}, link. internalName is optional (default field_<n>), lowercase letters, digits and _."), h.createField)
+	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "ItemChange a field",
+		"Edit on the list. settings keys given replace the stored ones. Tightening choice or person settings normalises stored values in the same transaction: values outside the allowed options or subject types are removed; with allowMultiple=false the first remaining value is kept. The type and internal name cannot change. System fields: title allows only isRequired; created_by and item_number cannot be edited."), h.updateField)
+	web.Register(api, op(http.MethodDelete, "/lists/{listId}/fields/{fieldId}", "deleteField", "Delete a field",
+		"Edit on the list. System fields cannot be deleted. Stored values are dropped and views stop referring to the field."), h.deleteField)
+
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/views", "listViews", "Views of a list", "View on the list; views with hideFromSelector are listed for administrators only (the default view always)."), h.views)
+	web.Register(api, adminOp(http.MethodPost, "/lists/{listId}/views", "createView", "Create a view",
+		"config: columns[] (field UUIDs, internal names or __created_at/__updated_at; normalised to UUIDs), sort[] {column, direction}, groupBy {column} or null, filter {logic, conditions[]}, pageSize 1-500 (default 50), selectionMode none|single|multiple, showActionsColumn (default true), hideFromSelector. isDefault=true makes it the default view. Indexes are created for the columns the view sorts, groups and filters on."), h.createView)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/views/{viewId}", "getView", "One view", "View on the list."), h.getView)
+	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "ItemChange a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
+	web.Register(api, adminOp(http.MethodDelete, "/lists/{listId}/views/{viewId}", "deleteView", "Delete a view", "The default view cannot be deleted (400)."), h.deleteView)
+	h.registerItems(api)
+	h.documentStreams(api)
+}
+
+// documentStreams adds the plain net/http routes (Mount, MountLive) to the
+// OpenAPI document so that the reference lists them too.
+func (h *Handler) documentStreams(api huma.API) {
+	doc := func(method, path, id, summary, desc string, status string, ct string) {
+		o := web.Op(method, path, id, summary, web.User, "lists")
+		o.Description = desc
+		o.Responses = map[string]*huma.Response{status: {Description: summary, Content: map[string]*huma.MediaType{ct: {}}}}
+		api.OpenAPI().AddOperation(&o)
+	}
+	doc(http.MethodPost, "/lists/{listId}/items/{itemId}/attachments", "uploadAttachment", "Upload an attachment",
+		"Add on the item. multipart/form-data with a part named file, streamed to the blob store; larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE. Answers 201 with { id, fileName, contentType, size, createdAt, createdBy }.", "201", "application/json")
+	doc(http.MethodGet, "/attachments/{id}/download", "downloadAttachment", "Download an attachment",
+		"View on the attachment. The stored content type, Content-Disposition: attachment with the file name, X-Content-Type-Options: nosniff and a sandbox CSP.", "200", "application/octet-stream")
+	doc(http.MethodGet, "/lists/{listId}/items/live", "itemsLive", "Live item changes (SSE)",
+		"View on the list; ids are item numbers (1 to 100, else 400). Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted.", "200", "text/event-stream")
+}
+
+func adminOp(method, path, id, summary, desc string) huma.Operation {
+	o := web.Op(method, path, id, summary, web.Admin, "lists")
+	o.Description = "Administrators only. " + desc
+	return o
+}
+
+func raw(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	j, _ := json.Marshal(v)
+	return j
+}
+
+type nodeQuery struct {
+	NodeID string `query:"nodeId" required:"true" doc:"node id"`
+}
+
+func (h *Handler) lists(ctx context.Context, in *nodeQuery) (*web.Out[[]ListOut], error) {
+	out, err := h.svc.Lists(ctx, auth.FromContext(ctx), in.NodeID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type createListIn struct {
+	Body struct {
+		NodeID      string `json:"nodeId"`
+		Title       string `json:"title"`
+		Slug        string `json:"slug"`
+		Description string `json:"description,omitempty"`
+	}
+}
+
+func (h *Handler) createList(ctx context.Context, in *createListIn) (*web.Out[ListOut], error) {
+	b := in.Body
+	out, err := h.svc.Create(ctx, auth.FromContext(ctx), NewList{NodeID: b.NodeID, Title: b.Title, Slug: b.Slug, Description: b.Description})
+	if err != nil {
+		return nil, err
+	}
+	return web.Created(out), nil
+}
+
+type ListIDParams struct {
+	ID string `path:"id" doc:"list id"`
+}
+
+func (h *Handler) getList(ctx context.Context, in *ListIDParams) (*web.Out[ListOut], error) {
+	out, err := h.svc.Get(ctx, auth.FromContext(ctx), in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type updateListIn struct {
+	ListIDParams
+	Body struct {
+		Title             *string        `json:"title,omitempty"`
+		Slug              *string        `json:"slug,omitempty"`
+		Description       *string        `json:"description,omitempty"`
+		FormConfig        map[string]any `json:"formConfig,omitempty"`
+		VersioningEnabled *bool          `json:"versioningEnabled,omitempty"`
+		SearchEnabled     *bool          `json:"searchEnabled,omitempty"`
+	}
+}
+
+func (h *Handler) updateList(ctx context.Context, in *updateListIn) (*web.Out[ListOut], error) {
+	b := in.Body
+	var fc json.RawMessage
+	if b.FormConfig != nil {
+		fc = raw(b.FormConfig)
+	}
+	out, err := h.svc.Update(ctx, auth.FromContext(ctx), in.ID, ListPatch{Title: b.Title, Slug: b.Slug, Description: b.Description,
+		FormConfig: fc, VersioningEnabled: b.VersioningEnabled, SearchEnabled: b.SearchEnabled})
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) deleteList(ctx context.Context, in *ListIDParams) (*web.Out[any], error) {
+	if err := h.svc.DeleteList(ctx, auth.FromContext(ctx), in.ID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}
+
+type listMoved struct {
+	Moved int `json:"moved"`
+}
+
+func (h *Handler) recycleContent(ctx context.Context, in *ListIDParams) (*web.Out[listMoved], error) {
+	n, err := h.svc.RecycleContent(ctx, auth.FromContext(ctx), in.ID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(listMoved{Moved: n}), nil
+}
+
+type ListPathParams struct {
+	ListID string `path:"listId" doc:"list id"`
+}
+
+func (h *Handler) fields(ctx context.Context, in *ListPathParams) (*web.Out[[]FieldOut], error) {
+	out, err := h.svc.Fields(ctx, auth.FromContext(ctx), in.ListID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type listFieldBody struct {
+	InternalName *string        `json:"internalName,omitempty"`
+	Title        *string        `json:"title,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty"`
+	IsRequired   *bool          `json:"isRequired,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty"`
+	Settings     map[string]any `json:"settings,omitempty"`
+}
+
+func (b listFieldBody) input() FieldInput {
+	fi := FieldInput{InternalName: b.InternalName, Title: b.Title, FieldType: b.FieldType, IsRequired: b.IsRequired, SortOrder: b.SortOrder}
+	if b.Settings != nil {
+		fi.Settings = raw(b.Settings)
+	}
+	return fi
+}
+
+type createFieldIn struct {
+	ListPathParams
+	Body listFieldBody
+}
+
+func (h *Handler) createField(ctx context.Context, in *createFieldIn) (*web.Out[FieldOut], error) {
+	out, err := h.svc.CreateField(ctx, auth.FromContext(ctx), in.ListID, in.Body.input())
+	if err != nil {
+		return nil, err
+	}
+	return web.Created(out), nil
+}
+
+type FieldPathParams struct {
+	ListPathParams
+	FieldID string `path:"fieldId" doc:"field id"`
+}
+
+type updateFieldIn struct {
+	FieldPathParams
+	Body listFieldBody
+}
+
+func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[FieldOut], error) {
+	out, err := h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Body.input())
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Out[any], error) {
+	if err := h.svc.DeleteField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}
+
+func (h *Handler) views(ctx context.Context, in *ListPathParams) (*web.Out[[]ListView], error) {
+	out, err := h.svc.Views(ctx, auth.FromContext(ctx), in.ListID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type listViewBody struct {
+	Title     *string        `json:"title,omitempty"`
+	IsDefault *bool          `json:"isDefault,omitempty"`
+	Config    map[string]any `json:"config,omitempty"`
+}
+
+func (b listViewBody) input() ViewInput {
+	vi := ViewInput{Title: b.Title, IsDefault: b.IsDefault}
+	if b.Config != nil {
+		vi.Config = raw(b.Config)
+	}
+	return vi
+}
+
+type createViewIn struct {
+	ListPathParams
+	Body listViewBody
+}
+
+func (h *Handler) createView(ctx context.Context, in *createViewIn) (*web.Out[ListView], error) {
+	out, err := h.svc.CreateView(ctx, auth.FromContext(ctx), in.ListID, in.Body.input())
+	if err != nil {
+		return nil, err
+	}
+	return web.Created(out), nil
+}
+
+type ViewPathParams struct {
+	ListPathParams
+	ViewID string `path:"viewId" doc:"view id"`
+}
+
+func (h *Handler) getView(ctx context.Context, in *ViewPathParams) (*web.Out[ListView], error) {
+	out, err := h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type updateViewIn struct {
+	ViewPathParams
+	Body listViewBody
+}
+
+func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[ListView], error) {
+	out, err := h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input())
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) deleteView(ctx context.Context, in *ViewPathParams) (*web.Out[any], error) {
+	if err := h.svc.DeleteView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}

@@ -1,0 +1,108 @@
+package lists
+
+import (
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+// Mount adds the plain net/http routes that stream bodies (attachment upload
+// and download); Huma would buffer them.
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+web.Prefix+"/lists/{listId}/items/{itemId}/attachments", h.upload)
+	mux.HandleFunc("GET "+web.Prefix+"/attachments/{id}/download", h.download)
+}
+
+// upload reads the multipart body part by part and streams part "file" to the blob store.
+func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		web.WriteError(w, r, fault.Validation("file", "the body must be multipart/form-data with a part named file"))
+		return
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			web.WriteError(w, r, fault.Validation("file", "part file is missing"))
+			return
+		}
+		if err != nil {
+			web.WriteError(w, r, fault.Validation("file", "the multipart body is malformed"))
+			return
+		}
+		if part.FormName() != "file" {
+			part.Close()
+			continue
+		}
+		a, err := h.svc.Upload(r.Context(), p, r.PathValue("listId"), r.PathValue("itemId"), part.FileName(), part.Header.Get("Content-Type"), part)
+		part.Close()
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		web.WriteJSON(w, http.StatusCreated, a)
+		return
+	}
+}
+
+func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	a, rc, err := h.svc.Download(r.Context(), p, r.PathValue("id"))
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	defer rc.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", a.ContentType)
+	hd.Set("Content-Length", strconv.FormatInt(a.Size, 10))
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", "sandbox")
+	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.Copy(w, rc)
+}
+
+// Streamer serves the SSE stream of item changes (internal/live.Hub).
+type Streamer interface {
+	Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error
+}
+
+// MountLive adds GET …/items/live?ids= (view on the list, then view on each item per event).
+func (h *Handler) MountLive(mux *http.ServeMux, st Streamer) {
+	mux.HandleFunc("GET "+web.Prefix+"/lists/{listId}/items/live", func(w http.ResponseWriter, r *http.Request) {
+		p, err := auth.Require(r.Context())
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		listID := r.PathValue("listId")
+		ids, err := ParseIDs(r.URL.Query().Get("ids"), 100)
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		if _, err := h.svc.open(r.Context(), p, listID, acl.View); err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		_ = st.Stream(w, r, listID, ids, func(ctx context.Context, n int64) bool { return h.svc.CanViewItem(ctx, p, listID, n) })
+	})
+}

@@ -1,0 +1,284 @@
+package lists
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+func (h *Handler) registerItems(api huma.API) {
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items", "listItems", "Paged, filtered, sorted items",
+		"View on the list; items the caller cannot view are never listed or counted. limit 1-500, otherwise the view's pageSize. viewId: default view otherwise. sort/orderBy: JSON [{column, direction}] or col:asc,col2:desc (orderBy wins); empty values sort last. filter: JSON {logic: and|or, conditions: [{column, operator (or op), value}]}, ANDed with the view filter; column is a field UUID, internal_name, __created_at or __updated_at. Operators eq, ne, contains, startsWith, gt, gte, lt, lte, isEmpty, isNotEmpty, in (value array or comma-separated). Text comparisons are case-insensitive (Unicode); numbers compare as numbers, dates as dates; on datetime fields a date value means that whole day (UTC). Choice, person and lookup: eq/ne/in match an entry (person by subject id or [Я], lookup by item number), contains/startsWith match names. Placeholders [Я] (current user), [Сегодня], [Сегодня]+N, [Сегодня]-N (UTC days). q: case-insensitive text search over all fields. meta: page, limit, total, totalPages, totalInView (items in the view before filter and q; kept up to 5 s per caller, dropped at once by item writes on this instance), fields, groups (grouped views: value and count per group), view."), h.listItems)
+	web.Register(api, op(http.MethodPost, "/lists/{listId}/items", "createItem", "Create an item",
+		"Add on the list. fieldValues keys are field UUIDs or internal names (stored as UUIDs). Every required field must be set. Values of created_by and item_number are ignored. Validation errors name the field in details.field and list every failed cell in details.errors."), h.createItem)
+	web.Register(api, op(http.MethodPost, "/lists/{listId}/items/quick-edit", "quickEditItems", "Save several rows",
+		"View on the list; each update needs edit on its item, each create add on the list. Rows are independent: successful rows are saved, errors are reported per cell (fieldId) or per row (no fieldId), nothing is rolled back. At most 500 rows."), h.quickEdit)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/sync-state", "itemsSyncState", "Current state of items for polling",
+		"ids: item numbers separated by commas (at most 100). Items that do not exist or that the caller cannot view are left out."), h.syncState)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}", "getItem", "One item by number or guid", "View on the item."), h.getItem)
+	web.Register(api, op(http.MethodPatch, "/lists/{listId}/items/{itemId}", "updateItem", "Merge values into an item",
+		"Edit on the item. Only the passed keys change; the merged set is then validated (required fields). Last write wins."), h.updateItem)
+	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}", "deleteItem", "Move an item to the recycle bin", "Delete on the item."), h.deleteItem)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/versions", "itemVersions", "ItemVersion history",
+		"View on the item. versions newest first; empty when versioning is off."), h.versions)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/permission-settings", "getItemPermissionSettings", "Item inheritance flag", "View on the item."), h.permSettings)
+	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/items/{itemId}/permission-settings", "setItemPermissionSettings", "Break or restore inheritance",
+		"inheritFromParent=false copies the effective rights of the list as explicit records; true deletes the item's explicit records."), h.setPermSettings)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/person-options", "personOptions", "Subjects for a person field",
+		"View on the list. Users matched by display name, login or email; groups by name or description; at most 15; the field's allowUsers/allowGroups are honoured."), h.personOptions)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/lookup-options", "lookupOptions", "Items for a lookup field",
+		"View on the list; exactly one of targetListId and targetLibraryId. A target the caller cannot view answers 200 with accessDenied=true and no options. Display is lookupFieldId's value (title by default); at most 50 options."), h.lookupOptions)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/attachments", "listAttachments", "Attachments of an item", "View on the item."), h.attachments)
+	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}/attachments/{id}", "deleteAttachment", "Delete an attachment", "Delete on the attachment."), h.deleteAttachment)
+}
+
+type listItemsIn struct {
+	ListPathParams
+	Page    int    `query:"page" minimum:"1" default:"1"`
+	Limit   int    `query:"limit" doc:"1-500; otherwise the view's pageSize"`
+	ViewID  string `query:"viewId"`
+	Sort    string `query:"sort"`
+	OrderBy string `query:"orderBy"`
+	Filter  string `query:"filter"`
+	Q       string `query:"q"`
+}
+
+func (h *Handler) listItems(ctx context.Context, in *listItemsIn) (*web.Out[[]ItemOut], error) {
+	items, meta, err := h.svc.ListItems(ctx, auth.FromContext(ctx), in.ListID, ListParams{Page: in.Page, Limit: in.Limit, ViewID: in.ViewID,
+		Sort: in.Sort, OrderBy: in.OrderBy, Filter: in.Filter, Q: in.Q})
+	if err != nil {
+		return nil, err
+	}
+	return web.Paged(items, meta), nil
+}
+
+func values(m map[string]any) Values {
+	out := Values{}
+	for k, v := range m {
+		out[k] = raw(v)
+		if v == nil {
+			out[k] = json.RawMessage("null")
+		}
+	}
+	return out
+}
+
+type listItemBody struct {
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
+type createItemIn struct {
+	ListPathParams
+	Body listItemBody
+}
+
+func (h *Handler) createItem(ctx context.Context, in *createItemIn) (*web.Out[ItemOut], error) {
+	out, err := h.svc.CreateItem(ctx, auth.FromContext(ctx), in.ListID, values(in.Body.FieldValues))
+	if err != nil {
+		return nil, err
+	}
+	return web.Created(out), nil
+}
+
+type ItemPathParams struct {
+	ListPathParams
+	ItemID string `path:"itemId" doc:"item number or guid"`
+}
+
+func (h *Handler) getItem(ctx context.Context, in *ItemPathParams) (*web.Out[ItemOut], error) {
+	out, err := h.svc.GetItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type updateItemIn struct {
+	ItemPathParams
+	Body listItemBody
+}
+
+func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[ItemOut], error) {
+	out, err := h.svc.UpdateItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, values(in.Body.FieldValues))
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) deleteItem(ctx context.Context, in *ItemPathParams) (*web.Out[any], error) {
+	if err := h.svc.DeleteItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}
+
+// QuickEditUpdateRow is one changed row of a quick edit.
+type QuickEditUpdateRow struct {
+	ID          int64          `json:"id"`
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
+// QuickEditCreateRow is one new row of a quick edit.
+type QuickEditCreateRow struct {
+	ClientRowID string         `json:"clientRowId"`
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
+type quickEditIn struct {
+	ListPathParams
+	Body struct {
+		Updates []QuickEditUpdateRow `json:"updates,omitempty"`
+		Creates []QuickEditCreateRow `json:"creates,omitempty"`
+	}
+}
+
+func (h *Handler) quickEdit(ctx context.Context, in *quickEditIn) (*web.Out[QuickResult], error) {
+	var ups []QuickUpdate
+	for _, u := range in.Body.Updates {
+		ups = append(ups, QuickUpdate{ID: u.ID, FieldValues: values(u.FieldValues)})
+	}
+	var crs []QuickCreate
+	for _, c := range in.Body.Creates {
+		crs = append(crs, QuickCreate{ClientRowID: c.ClientRowID, FieldValues: values(c.FieldValues)})
+	}
+	out, err := h.svc.QuickEdit(ctx, auth.FromContext(ctx), in.ListID, ups, crs)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+// ParseIDs reads "1,2,3" (at most max numbers).
+func ParseIDs(s string, max int) ([]int64, error) {
+	var out []int64
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || n <= 0 {
+			return nil, fault.Validation("ids", "ids must be item numbers separated by commas")
+		}
+		out = append(out, n)
+	}
+	if len(out) > max {
+		return nil, fault.Validation("ids", "at most %d ids", max)
+	}
+	return out, nil
+}
+
+type syncIn struct {
+	ListPathParams
+	IDs string `query:"ids"`
+}
+
+type itemsSyncOut struct {
+	Items []SyncItem `json:"items"`
+}
+
+func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[itemsSyncOut], error) {
+	ids, err := ParseIDs(in.IDs, 100)
+	if err != nil {
+		return nil, err
+	}
+	items, err := h.svc.SyncState(ctx, auth.FromContext(ctx), in.ListID, ids)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(itemsSyncOut{Items: items}), nil
+}
+
+func (h *Handler) versions(ctx context.Context, in *ItemPathParams) (*web.Out[VersionHistory], error) {
+	out, err := h.svc.ItemVersions(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) permSettings(ctx context.Context, in *ItemPathParams) (*web.Out[ItemInheritance], error) {
+	out, err := h.svc.ItemPermissionSettings(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type setItemPermIn struct {
+	ItemPathParams
+	Body struct {
+		InheritFromParent bool `json:"inheritFromParent"`
+	}
+}
+
+func (h *Handler) setPermSettings(ctx context.Context, in *setItemPermIn) (*web.Out[ItemInheritance], error) {
+	out, err := h.svc.SetItemInheritance(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.Body.InheritFromParent)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type personIn struct {
+	ListPathParams
+	FieldID    string `query:"fieldId"`
+	Q          string `query:"q" maxLength:"200"`
+	ExcludeIDs string `query:"excludeIds"`
+}
+
+func (h *Handler) personOptions(ctx context.Context, in *personIn) (*web.Out[[]ListPersonOption], error) {
+	var ex []string
+	if in.ExcludeIDs != "" {
+		ex = strings.Split(in.ExcludeIDs, ",")
+	}
+	out, err := h.svc.PersonOptions(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Q, ex)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type lookupIn struct {
+	ListPathParams
+	TargetListID    string `query:"targetListId"`
+	TargetLibraryID string `query:"targetLibraryId"`
+	Q               string `query:"q" maxLength:"200"`
+	LookupFieldID   string `query:"lookupFieldId"`
+}
+
+func (h *Handler) lookupOptions(ctx context.Context, in *lookupIn) (*web.Out[LookupOptions], error) {
+	out, err := h.svc.LookupOptions(ctx, auth.FromContext(ctx), in.ListID, in.TargetListID, in.TargetLibraryID, in.Q, in.LookupFieldID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+func (h *Handler) attachments(ctx context.Context, in *ItemPathParams) (*web.Out[[]ItemAttachment], error) {
+	out, err := h.svc.Attachments(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
+	if err != nil {
+		return nil, err
+	}
+	return web.OK(out), nil
+}
+
+type AttachmentPathParams struct {
+	ItemPathParams
+	ID string `path:"id" doc:"attachment id"`
+}
+
+func (h *Handler) deleteAttachment(ctx context.Context, in *AttachmentPathParams) (*web.Out[any], error) {
+	if err := h.svc.DeleteAttachment(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.ID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}

@@ -1,0 +1,294 @@
+package lists
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/lists/field"
+	"coreportal/internal/lists/query"
+	"coreportal/internal/store"
+)
+
+// ListParams are the listing parameters of GET …/items.
+type ListParams struct {
+	Page    int
+	Limit   int // 0 = the view's pageSize
+	ViewID  string
+	Sort    string
+	OrderBy string
+	Filter  string
+	Q       string
+}
+
+// ItemGroup is one group of a grouped view.
+type ItemGroup struct {
+	Value any `json:"value"`
+	Count int `json:"count"`
+}
+
+// ListMeta is the meta block of an item listing.
+type ListMeta struct {
+	Page        int         `json:"page"`
+	Limit       int         `json:"limit"`
+	Total       int         `json:"total"`
+	TotalPages  int         `json:"totalPages"`
+	TotalInView int         `json:"totalInView"`
+	Fields      []FieldOut  `json:"fields"`
+	Groups      []ItemGroup `json:"groups,omitempty"`
+	View        ListView    `json:"view"`
+}
+
+const maxQ = 200
+
+// exceptions are the items whose level may differ from the list's level.
+type exceptions struct {
+	listLevel acl.Level
+	special   map[string]bool // in deny or allow
+}
+
+// visibility is the SQL condition of the items the caller may view.
+func (s *Service) visibility(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, error) {
+	cond, args, _, err := s.visibilityEx(ctx, p, sc)
+	return cond, args, err
+}
+
+func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, *exceptions, error) {
+	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, listRef(sc.list.ID), acl.ListItem)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow))}
+	for _, g := range deny {
+		ex.special[g] = true
+	}
+	for _, g := range allow {
+		ex.special[g] = true
+	}
+	var args []any
+	cond := "1 = 0"
+	if lvl >= acl.View {
+		cond = "1 = 1"
+		if len(deny) > 0 {
+			cond = "guid NOT IN (" + store.Placeholders(len(deny)) + ")"
+			for _, d := range deny {
+				args = append(args, d)
+			}
+		}
+	}
+	if len(allow) > 0 {
+		cond = "(" + cond + " OR guid IN (" + store.Placeholders(len(allow)) + "))"
+		for _, a := range allow {
+			args = append(args, a)
+		}
+	}
+	return cond, args, ex, nil
+}
+
+func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
+
+// ListItems is the paged, filtered, sorted listing; everything happens in SQL.
+func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID string, in ListParams) ([]ItemOut, ListMeta, error) {
+	sc, err := s.open(ctx, p, listID, acl.View)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	var v *ListView
+	if in.ViewID != "" {
+		if v, err = s.viewOf(ctx, listID, in.ViewID); err != nil {
+			return nil, ListMeta{}, err
+		}
+	} else if v, err = s.st.defaultView(ctx, listID); err != nil {
+		if !store.IsNotFound(err) {
+			return nil, ListMeta{}, err
+		}
+		v = &ListView{ListID: listID, IsDefault: true, Config: DefaultViewConfig()}
+	}
+	page := max(in.Page, 1)
+	limit := in.Limit
+	if limit < 1 || limit > 500 {
+		limit = v.Config.PageSize
+	}
+	sortRaw, sortName := in.Sort, "sort"
+	if strings.TrimSpace(in.OrderBy) != "" {
+		sortRaw, sortName = in.OrderBy, "orderBy"
+	}
+	keys, err := query.ParseSort(sortName, sortRaw)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	if keys == nil {
+		keys = v.Config.Sort
+	}
+	var groupBy *field.Def
+	if v.Config.GroupBy != nil {
+		if f, ok := sc.resolve(v.Config.GroupBy.Column); ok {
+			groupBy = f
+			keys = append([]query.SortKey{{Column: f.ID, Direction: "asc"}}, keys...)
+		}
+	}
+	order, err := query.OrderBy(sortName, keys, sc.resolve)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	userFilter, err := query.ParseFilter("filter", in.Filter)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	op := field.Operand{UserID: p.UserID, Today: today()}
+	viewSQL, viewArgs, err := v.Config.Filter.SQL("viewId", sc.resolve, op)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	userSQL, userArgs, err := userFilter.SQL("filter", sc.resolve, op)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	visSQL, visArgs, ex, err := s.visibilityEx(ctx, p, sc)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	q := strings.TrimSpace(in.Q)
+	if len([]rune(q)) > maxQ {
+		return nil, ListMeta{}, fault.Validation("q", "q must have at most %d characters", maxQ)
+	}
+	inView := []string{visSQL}
+	inViewArgs := append([]any{}, visArgs...)
+	if viewSQL != "" {
+		inView = append(inView, viewSQL)
+		inViewArgs = append(inViewArgs, viewArgs...)
+	}
+	where := append([]string{}, inView...)
+	args := append([]any{}, inViewArgs...)
+	if userSQL != "" {
+		where = append(where, userSQL)
+		args = append(args, userArgs...)
+	}
+	if q != "" {
+		where = append(where, "search_text LIKE ? ESCAPE '\\'")
+		args = append(args, "%"+likeEscape(field.Lower(q))+"%")
+	}
+	table := safeIdent(sc.list.Table)
+	whereSQL := strings.Join(where, " AND ")
+	// one pass finds the page's item numbers and the total; the page's rows are read by number
+	sqlText := "SELECT id, count(*) OVER () FROM " + table + " WHERE " + whereSQL + " ORDER BY " + order + " LIMIT ? OFFSET ?"
+	rows, err := s.db.Q(ctx).QueryContext(ctx, sqlText, append(args, limit, (page-1)*limit)...)
+	if err != nil {
+		return nil, ListMeta{}, fmt.Errorf("list items: %w", err)
+	}
+	var numbers []int64
+	total := -1
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n, &total); err != nil {
+			rows.Close()
+			return nil, ListMeta{}, err
+		}
+		numbers = append(numbers, n)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, ListMeta{}, err
+	}
+	items, err := s.st.itemsByNumber(ctx, sc.list, sc.fields, numbers)
+	if err != nil {
+		return nil, ListMeta{}, err
+	}
+	if total < 0 { // page past the end: count separately
+		if total, err = s.count(ctx, table, whereSQL, args); err != nil {
+			return nil, ListMeta{}, err
+		}
+	}
+	totalInView := total
+	if userSQL != "" || q != "" {
+		key := countKey{list: listID, view: v.ID, user: p.UserID}
+		var ok bool
+		if totalInView, ok = s.counts.get(key); !ok {
+			if totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs); err != nil {
+				return nil, ListMeta{}, err
+			}
+			s.counts.put(key, totalInView)
+		}
+	} else {
+		s.counts.put(countKey{list: listID, view: v.ID, user: p.UserID}, total)
+	}
+	meta := ListMeta{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit, TotalInView: totalInView,
+		Fields: fieldsOut(sc.fields), View: *v}
+	if groupBy != nil {
+		if meta.Groups, err = s.groups(ctx, table, groupBy, whereSQL, args); err != nil {
+			return nil, ListMeta{}, err
+		}
+	}
+	out, err := s.presentAll(ctx, p, items, ex)
+	return out, meta, err
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func (s *Service) count(ctx context.Context, table, where string, args []any) (int, error) {
+	var n int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE "+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count items: %w", err)
+	}
+	return n, nil
+}
+
+const maxGroups = 500
+
+func (s *Service) groups(ctx context.Context, table string, f *field.Def, where string, args []any) ([]ItemGroup, error) {
+	col := safeIdent(f.Column())
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+col+", count(*) FROM "+table+" WHERE "+where+" GROUP BY "+col+
+		" ORDER BY ("+col+" IS NULL), "+col+" LIMIT ?", append(args, maxGroups)...)
+	if err != nil {
+		return nil, fmt.Errorf("group items: %w", err)
+	}
+	defer rows.Close()
+	out := []ItemGroup{}
+	for rows.Next() {
+		var raw any
+		var n int
+		if err := rows.Scan(&raw, &n); err != nil {
+			return nil, err
+		}
+		var v any = raw
+		if f.Col != 0 {
+			v = field.MustOf(f).Decode(f, raw)
+		}
+		out = append(out, ItemGroup{Value: v, Count: n})
+	}
+	return out, rows.Err()
+}
+
+// presentAll adds names and permission flags; an inheriting item without
+// exceptions for the caller has exactly the list's level, so only exceptional
+// items ask the ACL engine.
+func (s *Service) presentAll(ctx context.Context, p *auth.Principal, items []*Item, ex *exceptions) ([]ItemOut, error) {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.UpdatedBy
+	}
+	names, err := s.st.userNames(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ItemOut, 0, len(items))
+	for _, it := range items {
+		it.UpdatedName = names[it.UpdatedBy]
+		if ex != nil && it.Inherits && !ex.special[it.GUID] {
+			out = append(out, it.out(flags(p, ex.listLevel)))
+			continue
+		}
+		perm, err := s.permissions(ctx, p, it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, it.out(perm))
+	}
+	return out, nil
+}

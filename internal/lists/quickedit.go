@@ -1,0 +1,166 @@
+package lists
+
+import (
+	"context"
+	"strconv"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+)
+
+// QuickUpdate is one changed row.
+type QuickUpdate struct {
+	ID          int64  `json:"id"`
+	FieldValues Values `json:"fieldValues"`
+}
+
+// QuickCreate is one new row.
+type QuickCreate struct {
+	ClientRowID string `json:"clientRowId"`
+	FieldValues Values `json:"fieldValues"`
+}
+
+// QuickRow is a saved row.
+type QuickRow struct {
+	ClientRowID string         `json:"clientRowId,omitempty"`
+	ID          int64          `json:"id"`
+	FieldValues map[string]any `json:"field_values"`
+}
+
+// QuickError is one failed cell (fieldId empty when the whole row failed).
+type QuickError struct {
+	ItemID      *int64 `json:"itemId"`
+	ClientRowID string `json:"clientRowId,omitempty"`
+	FieldID     string `json:"fieldId,omitempty"`
+	Message     string `json:"message"`
+}
+
+// QuickResult is the answer of quick edit.
+type QuickResult struct {
+	Updated []QuickRow   `json:"updated"`
+	Created []QuickRow   `json:"created"`
+	Errors  []QuickError `json:"errors"`
+}
+
+// MaxQuickRows bounds one quick-edit batch.
+const MaxQuickRows = 500
+
+// QuickEdit saves rows independently: each row is its own transaction, errors
+// are reported per cell and nothing else is rolled back. Updates need edit on
+// the item, creates need add on the list.
+func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID string, updates []QuickUpdate, creates []QuickCreate) (QuickResult, error) {
+	sc, err := s.open(ctx, p, listID, acl.View)
+	if err != nil {
+		return QuickResult{}, err
+	}
+	if len(updates)+len(creates) > MaxQuickRows {
+		return QuickResult{}, fault.Validation("updates", "at most %d rows per quick edit", MaxQuickRows)
+	}
+	res := QuickResult{Updated: []QuickRow{}, Created: []QuickRow{}, Errors: []QuickError{}}
+	for _, u := range updates {
+		id := u.ID
+		rowErr := func(msg string) { res.Errors = append(res.Errors, QuickError{ItemID: &id, Message: msg}) }
+		it, err := s.findItem(ctx, sc, strconv.FormatInt(u.ID, 10))
+		if err != nil {
+			rowErr("item not found")
+			continue
+		}
+		if err := s.acl.Require(ctx, p, itemRef(it.GUID), acl.Edit); err != nil {
+			if fault.Is(err, fault.CodeNotFound) {
+				rowErr("item not found")
+			} else {
+				rowErr("edit right on this item is required")
+			}
+			continue
+		}
+		errs, err := s.update(ctx, p, sc, it, u.FieldValues)
+		if err != nil {
+			rowErr(errText(ctx, err))
+			continue
+		}
+		if errs != nil {
+			for _, e := range errs {
+				res.Errors = append(res.Errors, QuickError{ItemID: &id, FieldID: e.FieldID, Message: e.Message})
+			}
+			continue
+		}
+		res.Updated = append(res.Updated, QuickRow{ID: it.Number, FieldValues: it.Values})
+	}
+	if len(creates) > 0 {
+		lvl, err := s.acl.Level(ctx, p, listRef(listID))
+		if err != nil {
+			return QuickResult{}, err
+		}
+		for _, c := range creates {
+			if lvl < acl.Add {
+				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: "add right on this list is required"})
+				continue
+			}
+			it, errs, err := s.create(ctx, p, sc, c.FieldValues)
+			if err != nil {
+				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: errText(ctx, err)})
+				continue
+			}
+			if errs != nil {
+				for _, e := range errs {
+					res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, FieldID: e.FieldID, Message: e.Message})
+				}
+				continue
+			}
+			res.Created = append(res.Created, QuickRow{ClientRowID: c.ClientRowID, ID: it.Number, FieldValues: it.Values})
+		}
+	}
+	return res, nil
+}
+
+// SyncState returns the current state of items by number (view on list and item);
+// items that are gone or hidden are left out.
+func (s *Service) SyncState(ctx context.Context, p *auth.Principal, listID string, ids []int64) ([]SyncItem, error) {
+	sc, err := s.open(ctx, p, listID, acl.View)
+	if err != nil {
+		return nil, err
+	}
+	out := []SyncItem{}
+	var its []*Item
+	for _, id := range ids {
+		it, err := s.findItem(ctx, sc, strconv.FormatInt(id, 10))
+		if err != nil {
+			continue
+		}
+		lvl, err := s.acl.Level(ctx, p, itemRef(it.GUID))
+		if err != nil {
+			return nil, err
+		}
+		if lvl >= acl.View {
+			its = append(its, it)
+		}
+	}
+	names := map[string]string{}
+	var uids []string
+	for _, it := range its {
+		uids = append(uids, it.UpdatedBy)
+	}
+	if names, err = s.st.userNames(ctx, uids); err != nil {
+		return nil, err
+	}
+	for _, it := range its {
+		it.UpdatedName = names[it.UpdatedBy]
+		out = append(out, syncItem(it))
+	}
+	return out, nil
+}
+
+// CanViewItem reports whether p may view item number n (for the live stream).
+func (s *Service) CanViewItem(ctx context.Context, p *auth.Principal, listID string, n int64) bool {
+	sc, err := s.load(ctx, listID)
+	if err != nil {
+		return false
+	}
+	it, err := s.findItem(ctx, sc, strconv.FormatInt(n, 10))
+	if err != nil {
+		return false
+	}
+	lvl, err := s.acl.Level(ctx, p, itemRef(it.GUID))
+	return err == nil && lvl >= acl.View
+}

@@ -1,0 +1,223 @@
+package lists
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/lists/field"
+	"coreportal/internal/nodes"
+	"coreportal/internal/store"
+)
+
+// Service holds the rules of lists, fields, items and views.
+type Service struct {
+	db    *store.DB
+	st    *Store
+	acl   *acl.Engine
+	nodes *nodes.Service
+	now   func() time.Time
+	// hooks set by the wiring (recycle bin, live events, blobs)
+	bin       Bin
+	publish   func(ctx context.Context, listID string, number int64, item any)
+	blobs     Blobs
+	maxUpload int64
+	counts    *countCache
+	schemas   *schemaCache
+}
+
+// NewService builds the lists service and registers the item-number resolver
+// so that /permissions accepts item numbers with listId.
+func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Service {
+	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache(),
+		schemas: &schemaCache{m: map[string]cachedSchema{}, now: time.Now}}
+	engine.RegisterNumberResolver(acl.ListItem, s.itemGUID)
+	return s
+}
+
+func listRef(id string) acl.Ref   { return acl.Ref{Type: acl.List, ID: id} }
+func itemRef(guid string) acl.Ref { return acl.Ref{Type: acl.ListItem, ID: guid} }
+
+// schema is a list with its fields.
+type schema struct {
+	list   *List
+	fields []*field.Def
+	byID   map[string]*field.Def
+	byName map[string]*field.Def
+}
+
+var metaDefs = map[string]*field.Def{
+	"__created_at": {ID: "__created_at", InternalName: "__created_at", Title: "Created", Type: field.DateTime, ColName: "created_at"},
+	"__updated_at": {ID: "__updated_at", InternalName: "__updated_at", Title: "Modified", Type: field.DateTime, ColName: "updated_at"},
+}
+
+// resolve maps a field UUID, internal_name or meta column to its definition.
+func (sc *schema) resolve(col string) (*field.Def, bool) {
+	col = strings.TrimSpace(col)
+	if f, ok := sc.byID[strings.ToLower(col)]; ok {
+		return f, true
+	}
+	if f, ok := sc.byName[col]; ok {
+		return f, true
+	}
+	f, ok := metaDefs[col]
+	return f, ok
+}
+
+func (sc *schema) field(name string) *field.Def { return sc.byName[name] }
+
+func newSchema(l *List, fields []*field.Def) *schema {
+	sc := &schema{list: l, fields: fields, byID: map[string]*field.Def{}, byName: map[string]*field.Def{}}
+	for _, f := range fields {
+		sc.byID[f.ID] = f
+		sc.byName[f.InternalName] = f
+	}
+	return sc
+}
+
+// load reads a list and its fields (fault.NotFound when absent or in the bin).
+func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
+	if _, err := uuid.Parse(listID); err != nil {
+		return nil, fault.NotFound("list")
+	}
+	inTx := store.InTransaction(ctx)
+	if !inTx {
+		if sc, ok := s.schemas.get(listID); ok {
+			return sc, nil
+		}
+	}
+	l, err := s.st.list(ctx, listID)
+	if store.IsNotFound(err) {
+		return nil, fault.NotFound("list")
+	}
+	if err != nil {
+		return nil, err
+	}
+	fields, err := s.st.fields(ctx, listID)
+	if err != nil {
+		return nil, err
+	}
+	sc := newSchema(l, fields)
+	if !inTx { // never keep what a transaction has not committed yet
+		s.schemas.put(sc)
+	}
+	return sc, nil
+}
+
+// open checks min on the list and loads it.
+func (s *Service) open(ctx context.Context, p *auth.Principal, listID string, min acl.Level) (*schema, error) {
+	if _, err := uuid.Parse(listID); err != nil {
+		return nil, fault.NotFound("list")
+	}
+	if err := s.acl.Require(ctx, p, listRef(listID), min); err != nil {
+		return nil, err
+	}
+	return s.load(ctx, listID)
+}
+
+// findItem resolves an item reference (number or guid).
+func (s *Service) findItem(ctx context.Context, sc *schema, ref string) (*Item, error) {
+	ref = strings.TrimSpace(ref)
+	var it *Item
+	var err error
+	if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
+		it, err = s.st.item(ctx, sc.list, sc.fields, "id = ?", n)
+	} else if _, uerr := uuid.Parse(ref); uerr == nil {
+		it, err = s.st.item(ctx, sc.list, sc.fields, "guid = ?", strings.ToLower(ref))
+	} else {
+		return nil, fault.NotFound("item")
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fault.NotFound("item")
+	}
+	return it, err
+}
+
+// itemGUID is the acl number resolver of list items.
+func (s *Service) itemGUID(ctx context.Context, listID string, number int64) (string, error) {
+	sc, err := s.load(ctx, listID)
+	if err != nil {
+		return "", err
+	}
+	it, err := s.findItem(ctx, sc, strconv.FormatInt(number, 10))
+	if err != nil {
+		return "", err
+	}
+	return it.GUID, nil
+}
+
+// env answers validation lookups for field values.
+type env struct{ s *Service }
+
+func (e env) Subject(ctx context.Context, principalType, id string) (string, error) {
+	name, err := e.s.st.subjectName(ctx, principalType, strings.ToLower(id))
+	if err != nil {
+		return "", fault.NotFound(principalType)
+	}
+	return name, nil
+}
+
+func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, error) {
+	if f.Settings.LookupListID == "" {
+		return "", fault.Validation(f.ID, "lookups to document libraries are not available in this version")
+	}
+	target, err := e.s.load(ctx, f.Settings.LookupListID)
+	if err != nil {
+		return "", err
+	}
+	it, err := e.s.findItem(ctx, target, strconv.FormatInt(id, 10))
+	if err != nil {
+		return "", err
+	}
+	return lookupDisplay(target, it, f.Settings.LookupFieldID), nil
+}
+
+// lookupDisplay is the text shown for a target item: the chosen field, else the title.
+func lookupDisplay(target *schema, it *Item, fieldRef string) string {
+	f := target.field(sysTitle)
+	if fieldRef != "" {
+		if tf, ok := target.resolve(fieldRef); ok && tf.ColName == "" {
+			f = tf
+		}
+	}
+	if f == nil {
+		return strconv.FormatInt(it.Number, 10)
+	}
+	return displayText(f, it.Values[f.ID])
+}
+
+// displayText renders any field value as plain text.
+func displayText(f *field.Def, v any) string {
+	if v == nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	}
+	return strings.TrimSpace(field.MustOf(f).Search(f, v))
+}
+
+// itemsChanged drops cached counts of a list once the transaction commits
+// (and at once: a count read inside the transaction must not be kept either).
+func (s *Service) itemsChanged(ctx context.Context, listID string) {
+	s.counts.changed(listID)
+	store.AfterCommit(ctx, func() { s.counts.changed(listID) })
+}
