@@ -21,7 +21,6 @@ import (
 	"coreportal/internal/config"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
-	"coreportal/internal/live"
 	"coreportal/internal/nodes"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
@@ -45,7 +44,6 @@ type app struct {
 	access   access
 	lists    *lists.Service
 	blobs    blob.Store
-	liveHub  *live.Hub
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)

@@ -7,7 +7,6 @@ import (
 
 	"coreportal/internal/blob"
 	"coreportal/internal/lists"
-	"coreportal/internal/live"
 	"coreportal/internal/recyclebin"
 )
 
@@ -33,9 +32,8 @@ func (a *app) buildLists() error {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeItem(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("list", a.lists.ResolveSlug)
 	a.access.routes.RegisterSlugger("list", a.lists.SlugOf)
-	a.liveHub = live.NewHub(a.bus)
 	a.lists.OnItemSaved(func(ctx context.Context, listID string, number int64, item any) {
-		if err := a.liveHub.PublishItem(ctx, listID, number, item); err != nil {
+		if err := a.live.PublishItem(ctx, listID, number, item); err != nil {
 			slog.WarnContext(ctx, "publish live item", "list", listID, "item", number, "err", err)
 		}
 	})
@@ -57,5 +55,5 @@ func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {
 // mountLists adds the lists routes that are plain net/http handlers (streamed bodies).
 func (a *app) mountLists(mux *http.ServeMux, h *lists.Handler) {
 	h.Mount(mux)
-	h.MountLive(mux, a.liveHub)
+	h.MountLive(mux, a.live)
 }
