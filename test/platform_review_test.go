@@ -1,10 +1,15 @@
 package test
 
 import (
+	"context"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
 	"coreportal/internal/mail/mailtest"
+	"coreportal/internal/outbox"
+	"coreportal/internal/store"
 	"coreportal/test/kit"
 )
 
@@ -70,6 +75,94 @@ func TestPlatformSMTPPasswordNotSentToNewServer(t *testing.T) {
 		}
 		if len(good.AuthAttempts()) == 0 {
 			t.Fatal("the original server never saw the password (the check above proves nothing)")
+		}
+	})
+}
+
+// Ids in other spellings than the canonical lower-case 8-4-4-4-12 never
+// reach SQL (PostgreSQL answered 500 to urn:uuid:...) and a scoped receiver
+// stores its list id in the form outbox events carry, so it fires.
+func TestPlatformNonCanonicalUUIDs(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		smtp := mailtest.StartT(t, mailtest.Options{})
+		admin := s.Admin(t)
+		configureSMTP(t, admin, smtp, nil)
+		job := admin.Do(t, "POST", "/services/jobs-cleanup/run", nil).Expect(t, 202).Map(t)["jobId"].(string)
+		forms := func(id string) map[string]bool { // spelling -> accepted as the same id
+			return map[string]bool{
+				strings.ToUpper(id):               true,
+				"urn:uuid:" + id:                  false,
+				"{" + id + "}":                    false,
+				strings.ReplaceAll(id, "-", ""):   false,
+				"URN:UUID:" + strings.ToUpper(id): false,
+			}
+		}
+		for form, same := range forms(job) {
+			r := admin.Do(t, "GET", "/jobs/"+url.PathEscape(form), nil)
+			switch {
+			case r.Status >= 500:
+				t.Errorf("GET /jobs/%s: %d %s", form, r.Status, r.Raw)
+			case same && (r.Status != 200 || r.Map(t)["id"] != job):
+				t.Errorf("GET /jobs/%s: %d %s, want the job", form, r.Status, r.Raw)
+			case !same && r.Status == 200 && r.Map(t)["id"] != job:
+				t.Errorf("GET /jobs/%s: %s", form, r.Raw)
+			case r.Status != 200 && r.Status != 400 && r.Status != 404:
+				t.Errorf("GET /jobs/%s: %d %s", form, r.Status, r.Raw)
+			}
+		}
+		// page numbers whose offset overflows are refused, never a 500
+		for _, page := range []string{"9223372036854775807", "4611686018427387905", "1000001"} {
+			admin.Do(t, "GET", "/jobs?limit=4&page="+page, nil).Expect(t, 400, "VALIDATION_ERROR")
+		}
+
+		db := openDB(t, s)
+		ctx := context.Background()
+		list := registerList(t, db)
+		body := map[string]any{"eventName": "listItem.created", "title": "Upper-case list", "serviceKey": "notifications",
+			"jobType": "notifications.sendEventEmail", "config": map[string]any{"listId": strings.ToUpper(list), "to": "watch@example.com",
+				"subject": "created {{resourceId}}", "text": "new item"}}
+		created := admin.Do(t, "POST", "/event-receivers", body).Expect(t, 201).Map(t)
+		if created["listId"] != list || created["config"].(map[string]any)["listId"] != list {
+			t.Fatalf("list id not canonical: %v", created)
+		}
+		for _, bad := range []string{"urn:uuid:" + list, "{" + list + "}", strings.ReplaceAll(list, "-", "")} {
+			body["config"].(map[string]any)["listId"] = bad
+			r := admin.Do(t, "POST", "/event-receivers", body).Expect(t, 400, "VALIDATION_ERROR")
+			if r.Error.Details["field"] != "config.listId" {
+				t.Errorf("%s: %s", bad, r.Raw)
+			}
+		}
+		var rs []map[string]any
+		admin.Do(t, "GET", "/event-receivers?listId="+strings.ToUpper(list), nil).Expect(t, 200).Into(t, &rs)
+		if len(rs) != 1 {
+			t.Fatalf("receivers of the list by upper-case id: %v", rs)
+		}
+		if err := db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			return outbox.Write(ctx, db, outbox.Event{Name: "listItem.created", ResourceType: "list_item", ResourceID: "7", ScopeID: list})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		smtp.Wait(t, 15*time.Second, mailtest.Contains("created 7"))
+
+		id := created["id"].(string)
+		gone := false
+		for form, same := range forms(id) {
+			if same {
+				continue // deleted below
+			}
+			// 400 here; 200 (deleted) once a middleware canonicalises path ids
+			r := admin.Do(t, "DELETE", "/event-receivers/"+url.PathEscape(form), nil)
+			if r.Status != 400 && r.Status != 404 && r.Status != 200 {
+				t.Errorf("DELETE /event-receivers/%s: %d %s", form, r.Status, r.Raw)
+			}
+			gone = gone || r.Status == 200
+		}
+		if !gone {
+			admin.Do(t, "DELETE", "/event-receivers/"+strings.ToUpper(id), nil).Expect(t, 200)
+		}
+		admin.Do(t, "GET", "/event-receivers?listId="+list, nil).Expect(t, 200).Into(t, &rs)
+		if len(rs) != 0 {
+			t.Fatalf("not deleted: %v", rs)
 		}
 	})
 }
