@@ -2,8 +2,10 @@ package test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -163,6 +165,41 @@ func TestPlatformNonCanonicalUUIDs(t *testing.T) {
 		admin.Do(t, "GET", "/event-receivers?listId="+list, nil).Expect(t, 200).Into(t, &rs)
 		if len(rs) != 0 {
 			t.Fatalf("not deleted: %v", rs)
+		}
+	})
+}
+
+// PATCH /services/notifications and PUT /admin/settings/smtp write the same
+// services row; run at the same time, neither is lost.
+func TestPlatformConcurrentServiceAndSMTPUpdates(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		smtp := mailtest.StartT(t, mailtest.Options{})
+		admin := s.Admin(t)
+		for round := 0; round < 15; round++ {
+			enabled := round%2 == 0
+			name := fmt.Sprintf("Portal %d", round)
+			var wg sync.WaitGroup
+			wg.Add(2)
+			go func() {
+				defer wg.Done()
+				admin.Do(t, "PATCH", "/services/notifications", map[string]any{"isEnabled": enabled}).Expect(t, 200)
+			}()
+			go func() {
+				defer wg.Done()
+				admin.Do(t, "PUT", "/admin/settings/smtp", map[string]any{"host": smtp.Host, "port": smtp.Port,
+					"fromEmail": "portal@example.com", "fromName": name}).Expect(t, 200)
+			}()
+			wg.Wait()
+			var list []map[string]any
+			admin.Do(t, "GET", "/services", nil).Expect(t, 200).Into(t, &list)
+			for _, r := range list {
+				if r["key"] == "notifications" && r["isEnabled"] != enabled {
+					t.Fatalf("round %d: the switch was lost: %v", round, r)
+				}
+			}
+			if v := admin.Do(t, "GET", "/admin/settings/smtp", nil).Expect(t, 200).Map(t); v["fromName"] != name {
+				t.Fatalf("round %d: the settings were lost: %v", round, v)
+			}
 		}
 	})
 }
