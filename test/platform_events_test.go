@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/mail/mailtest"
 	"coreportal/internal/outbox"
 	"coreportal/internal/store"
@@ -20,7 +18,8 @@ func TestPlatformEventReceivers(t *testing.T) {
 		admin := s.Admin(t)
 		user, userID := s.CreateUser(t, "eve", false)
 		configureSMTP(t, admin, smtp, nil)
-		listA, listB := uuid.NewString(), uuid.NewString()
+		listDB := openDB(t, s)
+		listA, listB := registerList(t, listDB), registerList(t, listDB)
 		receiver := map[string]any{"eventName": "listItem.updated", "title": "Mail on change", "serviceKey": "notifications",
 			"jobType": "notifications.sendEventEmail", "config": map[string]any{"listId": listA, "to": "watch@example.com",
 				"subject": "[{{eventName}}] item {{resourceId}}", "text": "{{userLogin}} ({{userId}}) changed {{resourceType}} {{resourceId}}: {{details}}"}}

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"coreportal/internal/mail/mailtest"
 	"coreportal/internal/store"
 	"coreportal/test/kit"
@@ -45,4 +47,17 @@ func openDB(t *testing.T, s *kit.Server) *store.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
+}
+
+// registerList registers a list id with the access engine (as the lists
+// capability does when it creates one) so that list-scoped receivers pass
+// the edit check; the test process writes the row directly.
+func registerList(t *testing.T, db *store.DB) string {
+	t.Helper()
+	id := uuid.NewString()
+	if _, err := db.W(context.Background()).ExecContext(context.Background(),
+		"INSERT INTO acl_objects (id, type, parent_id, inherits) VALUES (?, 'list', NULL, ?)", id, true); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

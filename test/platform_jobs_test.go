@@ -85,6 +85,9 @@ func TestPlatformServices(t *testing.T) {
 			{"PATCH", "/services/search-crawler", map[string]any{"isEnabled": true}, 409, "CONFLICT", ""},
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronExpression": "every tuesday"}, 400, "VALIDATION_ERROR", "cronExpression"},
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronExpression": "@every 5s"}, 400, "VALIDATION_ERROR", "cronExpression"},
+			// parses, but never fires (30 February): would have fired on every scheduler pass
+			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronExpression": "0 0 30 2 *"}, 400, "VALIDATION_ERROR", "cronExpression"},
+			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronEnabled": true, "cronExpression": "0 0 31 4 *"}, 400, "VALIDATION_ERROR", "cronExpression"},
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"isEnabled": "yes"}, 400, "VALIDATION_ERROR", ""},
 			{"PATCH", "/services/notifications", map[string]any{"cronEnabled": true}, 400, "VALIDATION_ERROR", "cronEnabled"},
 			{"PATCH", "/services/nope", map[string]any{"isEnabled": true}, 404, "NOT_FOUND", ""},
@@ -93,7 +96,7 @@ func TestPlatformServices(t *testing.T) {
 			{"POST", "/services/core-backup/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/notifications/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/search-crawler/run", nil, 409, "CONFLICT", ""},
-			{"POST", "/services/recycle-bin/run", nil, 202, "", ""},
+			{"POST", "/services/recycle-bin/run", nil, 202, "", ""}, // wired to the recycle bin since the access merge
 			{"POST", "/services/nope/run", nil, 404, "NOT_FOUND", ""},
 		} {
 			r := admin.Do(t, tc.method, tc.path, tc.body)

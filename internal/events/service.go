@@ -72,10 +72,14 @@ func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiv
 		r.Config = map[string]any{}
 	}
 	if v, ok := r.Config["listId"]; ok && v != nil {
-		id, isStr := v.(string)
-		if _, err := uuid.Parse(id); !isStr || err != nil {
-			return nil, fault.Validation("config.listId", "config.listId must be a list UUID")
+		// stored and matched against outbox.scope_id (lower-case) as text:
+		// an upper-case id would never match, so store the canonical form
+		raw, _ := v.(string)
+		id, ok := store.CanonicalUUID(raw)
+		if !ok {
+			return nil, fault.Validation("config.listId", "config.listId must be a list UUID (8-4-4-4-12 hex digits)")
 		}
+		r.Config["listId"] = id
 		r.ListID = &id
 	}
 	switch r.JobType {
@@ -154,9 +158,11 @@ func (s *Service) List(ctx context.Context, listID string) ([]*EventReceiver, er
 		return nil, err
 	}
 	if listID != "" {
-		if _, err := uuid.Parse(listID); err != nil {
-			return nil, fault.Validation("listId", "listId must be a UUID")
+		id, ok := store.CanonicalUUID(listID)
+		if !ok {
+			return nil, fault.Validation("listId", "listId must be a UUID (8-4-4-4-12 hex digits)")
 		}
+		listID = id
 	}
 	return s.st.list(ctx, listID)
 }
@@ -166,8 +172,9 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if _, err := auth.RequireAdmin(ctx); err != nil {
 		return err
 	}
-	if _, err := uuid.Parse(id); err != nil {
-		return fault.Validation("id", "id must be a UUID")
+	id, ok := store.CanonicalUUID(id)
+	if !ok {
+		return fault.Validation("id", "id must be a UUID (8-4-4-4-12 hex digits)")
 	}
 	if _, err := s.st.get(ctx, id); store.IsNotFound(err) {
 		return fault.NotFound("event receiver")

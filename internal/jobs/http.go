@@ -22,7 +22,7 @@ func (h *Handler) Register(api huma.API) {
 	put.Description += " Service jobs-cleanup deletes succeeded and failed jobs completed longer ago than retentionDays (1-3650, default 30) on its schedule."
 	web.Register(api, put, h.setRetention)
 	list := web.Op(http.MethodGet, "/jobs", "listJobs", "List jobs, newest first", web.Admin, "jobs")
-	list.Description += " Filters: type (exact job type), status (pending, running, succeeded, failed)."
+	list.Description += " Filters: type (exact job type), status (pending, running, succeeded, failed). page is at most 1000000."
 	web.Register(api, list, h.list)
 	web.Register(api, web.Op(http.MethodGet, "/jobs/{id}", "getJob", "One job with its payload, result and error", web.Admin, "jobs"), h.get)
 }
@@ -34,6 +34,9 @@ type listIn struct {
 }
 
 func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*Job], error) {
+	if err := CheckPage(in.Page); err != nil {
+		return nil, err
+	}
 	rows, total, err := h.q.List(ctx, Filter{Type: in.Type, Status: in.Status}, in.Offset(), in.Limit)
 	if err != nil {
 		return nil, err

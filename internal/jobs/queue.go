@@ -111,9 +111,11 @@ func (q *Queue) Enqueue(ctx context.Context, jobType string, payload any, opts .
 		}
 	}
 	if o.actorID != "" {
-		if _, err := uuid.Parse(o.actorID); err != nil {
+		id, ok := store.CanonicalUUID(o.actorID)
+		if !ok {
 			return "", fmt.Errorf("job %s: actor id %q is not a UUID", jobType, o.actorID)
 		}
+		o.actorID = id
 	}
 	now := q.now().UTC()
 	runAt := now
@@ -138,8 +140,9 @@ func (q *Queue) Wake() {
 
 // Get returns one job (fault NotFound when absent).
 func (q *Queue) Get(ctx context.Context, id string) (*Job, error) {
-	if _, err := uuid.Parse(id); err != nil {
-		return nil, fault.Validation("id", "id must be a UUID")
+	id, ok := store.CanonicalUUID(id)
+	if !ok {
+		return nil, fault.Validation("id", "id must be a UUID (8-4-4-4-12 hex digits)")
 	}
 	j, err := q.st.get(ctx, id)
 	if store.IsNotFound(err) {
@@ -151,8 +154,23 @@ func (q *Queue) Get(ctx context.Context, id string) (*Job, error) {
 	return j, nil
 }
 
+// MaxPage bounds the page number of GET /jobs (like web.PageQuery): beyond
+// it (page-1)*limit could overflow into a negative or wrapped offset.
+const MaxPage = 1_000_000
+
+// CheckPage refuses a page number above MaxPage (400 on field page).
+func CheckPage(page int) error {
+	if page > MaxPage {
+		return fault.Validation("page", "page must be at most %d", MaxPage)
+	}
+	return nil
+}
+
 // List returns a page of jobs, newest first.
 func (q *Queue) List(ctx context.Context, f Filter, offset, limit int) ([]*Job, int, error) {
+	if offset < 0 {
+		return nil, 0, fault.Validation("page", "page out of range")
+	}
 	return q.st.list(ctx, f, offset, limit)
 }
 

@@ -112,19 +112,19 @@ func (s *jobStore) claim(ctx context.Context, worker string, types []string, n i
 // may have handed it to someone else after the lease ran out).
 func (s *jobStore) succeed(ctx context.Context, id, worker string, result []byte, now time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET status = 'succeeded', result = ?, error = '', completed_at = ?, locked_by = NULL, locked_until = NULL
-		WHERE id = ? AND status = 'running' AND locked_by = ?`, string(result), now, id, worker)
+		WHERE id = ? AND status = 'running' AND locked_by = ?`, string(cleanJSON(result)), now, id, worker)
 	return affected(res, err)
 }
 
 func (s *jobStore) fail(ctx context.Context, id, worker, msg string, now time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET status = 'failed', error = ?, completed_at = ?, locked_by = NULL, locked_until = NULL
-		WHERE id = ? AND status = 'running' AND locked_by = ?`, msg, now, id, worker)
+		WHERE id = ? AND status = 'running' AND locked_by = ?`, cleanText(msg), now, id, worker)
 	return affected(res, err)
 }
 
 func (s *jobStore) retry(ctx context.Context, id, worker, msg string, at time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET status = 'pending', error = ?, run_at = ?, locked_by = NULL, locked_until = NULL
-		WHERE id = ? AND status = 'running' AND locked_by = ?`, msg, at, id, worker)
+		WHERE id = ? AND status = 'running' AND locked_by = ?`, cleanText(msg), at, id, worker)
 	return affected(res, err)
 }
 

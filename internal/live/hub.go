@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,7 +88,12 @@ func (h *Hub) healthy(ctx context.Context) error {
 	return h.lastErr
 }
 
-func topic(listID string) string { return "live.list." + listID }
+// listKey is the form a list id is published and subscribed under: list ids
+// are UUIDs, stored lower-case; a stream opened with an upper-case spelling
+// must still get the events published for the stored id.
+func listKey(listID string) string { return strings.ToLower(listID) }
+
+func topic(listID string) string { return "live.list." + listKey(listID) }
 
 // PublishItem sends an item_updated event (data per SPEC.md Events 5:
 // {listId, item}) to every instance; the lists capability calls it after commit.
@@ -207,6 +213,7 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 			return err
 		}
 	}
+	listID = listKey(listID)
 	c := h.join(listID, ids)
 	defer h.leave(listID, c)
 

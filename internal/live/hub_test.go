@@ -307,3 +307,20 @@ func TestCloseStreamsEndsOpenStreams(t *testing.T) {
 		t.Fatalf("stream after close: %d", again.resp.StatusCode)
 	}
 }
+
+// A stream opened with an upper-case spelling of the list id gets the
+// events published for the stored (lower-case) id.
+func TestStreamListIDCaseInsensitive(t *testing.T) {
+	h := NewHub(bus.NewMemory())
+	srv := serve(t, h, func(context.Context, int64) bool { return true })
+	const list = "0b9e2c1a-6f1d-4c3e-9a8b-7d6e5f4a3b2c"
+	a := open(t, srv.URL+"?list="+strings.ToUpper(list)+"&ids=1")
+	defer a.resp.Body.Close()
+	waitSubs(t, h, 1)
+	if err := h.PublishItem(context.Background(), list, 1, map[string]any{"id": 1}); err != nil {
+		t.Fatal(err)
+	}
+	if l := a.next(t, 2*time.Second); l != "event: item_updated" {
+		t.Fatalf("event line %q", l)
+	}
+}

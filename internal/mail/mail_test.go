@@ -174,8 +174,46 @@ func TestImplicitTLS(t *testing.T) {
 	}
 	// a plain server is not reachable with secure=true
 	plain := mailtest.StartT(t, mailtest.Options{})
-	_, _ = m.SaveSettings(ctx, SMTPSettingsInput{Host: plain.Host, Port: plain.Port, Secure: true, FromEmail: "portal@example.com"})
+	if _, err := m.SaveSettings(ctx, SMTPSettingsInput{Host: plain.Host, Port: plain.Port, Secure: true, Password: strp(""), FromEmail: "portal@example.com"}); err != nil {
+		t.Fatal(err)
+	}
 	if st, _ := m.CheckStatus(ctx); st.Connected {
 		t.Fatal("secure=true accepted a server without TLS")
+	}
+}
+
+// The stored password is kept only for the same host, port and user.
+func TestApplyKeepsPasswordOnlyForSameServer(t *testing.T) {
+	old := Settings{Host: "smtp.example.com", Port: 587, User: "mailer", Password: "s3cret", FromEmail: "p@example.com"}
+	for _, tc := range []struct {
+		name string
+		in   SMTPSettingsInput
+		want string // stored password after, "!" for a 400 on password
+	}{
+		{"same, omitted", SMTPSettingsInput{Host: "smtp.example.com", Port: 587, User: "mailer"}, "s3cret"},
+		{"same, masked, host case and default port", SMTPSettingsInput{Host: "SMTP.example.com", User: "mailer", Password: strp(Mask)}, "s3cret"},
+		{"new host, omitted", SMTPSettingsInput{Host: "evil.example.com", Port: 587, User: "mailer"}, "!"},
+		{"new port, masked", SMTPSettingsInput{Host: "smtp.example.com", Port: 2525, User: "mailer", Password: strp(Mask)}, "!"},
+		{"new user, omitted", SMTPSettingsInput{Host: "smtp.example.com", Port: 587, User: "other"}, "!"},
+		{"secure default port 465, omitted", SMTPSettingsInput{Host: "smtp.example.com", Secure: true, User: "mailer"}, "!"},
+		{"host cleared, omitted", SMTPSettingsInput{User: "mailer"}, "!"},
+		{"new host, new password", SMTPSettingsInput{Host: "other.example.com", User: "mailer", Password: strp("new")}, "new"},
+		{"new host, cleared", SMTPSettingsInput{Host: "other.example.com", User: "mailer", Password: strp("")}, ""},
+	} {
+		tc.in.FromEmail = "p@example.com"
+		got, err := tc.in.apply(old)
+		if tc.want == "!" {
+			if fe, ok := fault.As(err); !ok || fe.Code != fault.CodeValidation || fe.Details["field"] != "password" {
+				t.Errorf("%s: %v, want a validation error on password", tc.name, err)
+			}
+			continue
+		}
+		if err != nil || got.Password != tc.want {
+			t.Errorf("%s: password %q %v, want %q", tc.name, got.Password, err, tc.want)
+		}
+	}
+	// nothing stored: no password to protect
+	if _, err := (SMTPSettingsInput{Host: "any.example.com", FromEmail: "p@example.com"}).apply(Settings{Host: "old.example.com"}); err != nil {
+		t.Fatal(err)
 	}
 }

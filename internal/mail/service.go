@@ -68,15 +68,16 @@ func (s *Service) Settings(ctx context.Context) (SMTPSettings, error) {
 
 // SaveSettings validates and stores new settings.
 func (s *Service) SaveSettings(ctx context.Context, in SMTPSettingsInput) (SMTPSettings, error) {
-	old, err := s.stored(ctx)
+	// read, check and write under the row lock: the password kept is the one
+	// stored for the server compared against, and no concurrent write is lost
+	err := s.svc.UpdateConfig(ctx, services.KeyNotifications, func(raw json.RawMessage) (any, error) {
+		var old Settings
+		if err := json.Unmarshal(raw, &old); err != nil {
+			return nil, fmt.Errorf("decode SMTP settings: %w", err)
+		}
+		return in.apply(old)
+	})
 	if err != nil {
-		return SMTPSettings{}, err
-	}
-	next, err := in.apply(old)
-	if err != nil {
-		return SMTPSettings{}, err
-	}
-	if err := s.svc.SetConfig(ctx, services.KeyNotifications, next); err != nil {
 		return SMTPSettings{}, err
 	}
 	return s.Settings(ctx)

@@ -84,7 +84,7 @@ type SMTPSettingsInput struct {
 	Port                   int     `json:"port,omitempty" minimum:"0" maximum:"65535" doc:"0: 465 when secure, else 587"`
 	Secure                 bool    `json:"secure,omitempty"`
 	User                   string  `json:"user,omitempty" maxLength:"255"`
-	Password               *string `json:"password,omitempty" maxLength:"512" doc:"omit or send ******** to keep the stored password; empty clears it"`
+	Password               *string `json:"password,omitempty" maxLength:"512" doc:"omit or send ******** to keep the stored password (only while host, port and user stay the same: otherwise 400, re-enter it); empty clears it"`
 	FromEmail              string  `json:"fromEmail,omitempty" maxLength:"254"`
 	FromName               string  `json:"fromName,omitempty" maxLength:"200"`
 	ReplyTo                string  `json:"replyTo,omitempty" maxLength:"254"`
@@ -96,11 +96,16 @@ func (in SMTPSettingsInput) apply(old Settings) (Settings, error) {
 	s := Settings{Host: strings.TrimSpace(in.Host), Port: in.Port, Secure: in.Secure, User: strings.TrimSpace(in.User),
 		Password: old.Password, FromEmail: strings.TrimSpace(in.FromEmail), FromName: strings.TrimSpace(in.FromName),
 		ReplyTo: strings.TrimSpace(in.ReplyTo), AllowAuthenticatedSend: in.AllowAuthenticatedSend}
-	if in.Password != nil && *in.Password != Mask {
+	keep := in.Password == nil || *in.Password == Mask
+	if !keep {
 		s.Password = *in.Password
 	}
 	if strings.ContainsAny(s.Host, " /:@") {
 		return s, fault.Validation("host", "host must be a host name or IP address without scheme or port")
+	}
+	if keep && old.Password != "" && !sameServer(old, s) {
+		// the stored secret must never be handed to a server or user it was not entered for
+		return s, fault.Validation("password", "re-enter the password when the server or user changes (or send an empty password to clear it)")
 	}
 	if s.Host != "" && s.FromEmail == "" {
 		return s, fault.Validation("fromEmail", "fromEmail is required when host is set")
@@ -116,6 +121,12 @@ func (in SMTPSettingsInput) apply(old Settings) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// sameServer says whether a and b authenticate the same user at the same
+// server (host name case-insensitive, ports after defaults).
+func sameServer(a, b Settings) bool {
+	return strings.EqualFold(a.Host, b.Host) && withDefaults(a).Port == withDefaults(b).Port && a.User == b.User
 }
 
 // checkAddress accepts a bare address (name@domain) only.

@@ -68,12 +68,13 @@ func (s *Service) tickOne(ctx context.Context, d def, now time.Time) (string, er
 		return "", err
 	}
 	due := sched.Next(time.Unix(*r.lastTick, 0).UTC())
-	if due.After(now) {
+	if due.IsZero() || due.After(now) {
+		// zero: the schedule never fires again (an impossible date)
 		return "", nil
 	}
 	for i := 0; i < 10000; i++ {
 		n := sched.Next(due)
-		if n.After(now) {
+		if n.IsZero() || n.After(now) {
 			break
 		}
 		due = n

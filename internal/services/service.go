@@ -120,8 +120,9 @@ func (s *Service) record(ctx context.Context, d def) (ServiceRecord, error) {
 		Available: avail, Reason: reason, ManualRun: d.manual, HasSchedule: d.schedule, JobType: d.jobType, Config: redact(r.config)}
 	if avail && d.schedule && r.enabled && r.cronEnabled {
 		if sched, err := ParseCron(r.expr); err == nil {
-			next := sched.Next(s.now().UTC())
-			rec.NextRunAt = &next
+			if next := sched.Next(s.now().UTC()); !next.IsZero() {
+				rec.NextRunAt = &next
+			}
 		}
 	}
 	return rec, nil
@@ -144,7 +145,9 @@ var parser = cron.NewParser(cron.Minute | cron.Hour | cron.Dom | cron.Month | cr
 
 // ParseCron validates a schedule: five fields (minute hour day month weekday)
 // or a descriptor (@hourly, @daily, @weekly, @monthly, @every 2h; @every at
-// least one minute). Times are UTC.
+// least one minute). Times are UTC. A schedule that never fires (e.g.
+// "0 0 30 2 *", 30 February) is refused: its Next is the zero time, which
+// would otherwise read as "due" on every scheduler pass.
 func ParseCron(expr string) (cron.Schedule, error) {
 	expr = strings.TrimSpace(expr)
 	if expr == "" {
@@ -160,6 +163,9 @@ func ParseCron(expr string) (cron.Schedule, error) {
 	if every, ok := sched.(cron.ConstantDelaySchedule); ok && every.Delay < time.Minute {
 		return nil, fault.Validation("cronExpression", "@every needs at least one minute")
 	}
+	if sched.Next(time.Now().UTC()).IsZero() {
+		return nil, fault.Validation("cronExpression", "%q never fires: no such date", expr)
+	}
 	return sched, nil
 }
 
@@ -171,7 +177,7 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecor
 		return ServiceRecord{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		r, err := s.st.get(ctx, d)
+		r, err := s.st.lock(ctx, d)
 		if err != nil {
 			return err
 		}
@@ -198,12 +204,13 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecor
 				return err
 			}
 		}
-		if r.expr != old.expr || r.cronEnabled != old.cronEnabled || r.enabled != old.enabled {
-			// a changed schedule starts from now: no catch-up run for ticks that passed
-			t := s.now().Unix()
-			r.lastTick = &t
+		if r.expr == old.expr && r.cronEnabled == old.cronEnabled && r.enabled == old.enabled {
+			return nil
 		}
-		return s.st.put(ctx, d.key, r)
+		// a changed schedule starts from now: no catch-up run for ticks that
+		// passed (the stored tick only ever moves forward, see putSwitches)
+		t := s.now().Unix()
+		return s.st.putSwitches(ctx, d.key, r, &t)
 	})
 	if err != nil {
 		return ServiceRecord{}, err
@@ -284,12 +291,36 @@ func (s *Service) SetConfig(ctx context.Context, key string, cfg any) error {
 		return fmt.Errorf("encode config of %s: %w", key, err)
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		r, err := s.st.get(ctx, d)
+		if _, err := s.st.lock(ctx, d); err != nil {
+			return err
+		}
+		return s.st.putConfig(ctx, d.key, raw)
+	})
+}
+
+// UpdateConfig replaces the config of a service with fn(stored config), the
+// row locked in between: a concurrent UpdateConfig or Update of the same
+// service waits instead of being overwritten by a stale read. An error of fn
+// aborts without change.
+func (s *Service) UpdateConfig(ctx context.Context, key string, fn func(old json.RawMessage) (any, error)) error {
+	d, err := lookup(key)
+	if err != nil {
+		return err
+	}
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		r, err := s.st.lock(ctx, d)
 		if err != nil {
 			return err
 		}
-		r.config = raw
-		return s.st.put(ctx, d.key, r)
+		next, err := fn(r.config)
+		if err != nil {
+			return err
+		}
+		raw, err := json.Marshal(next)
+		if err != nil {
+			return fmt.Errorf("encode config of %s: %w", key, err)
+		}
+		return s.st.putConfig(ctx, d.key, raw)
 	})
 }
 

@@ -22,6 +22,8 @@ func TestParseCron(t *testing.T) {
 		{"*/15 * * * *", true}, {"0 2 * * 1-5", true}, {"@hourly", true}, {"@every 2h", true}, {"@daily", true},
 		{"@weekly", true}, {"@every 5m", true}, {"@every 10s", false}, {"", false}, {"* * *", false},
 		{"61 * * * *", false}, {"0 0 0 * * *", false}, {"CRON_TZ=Europe/Paris 0 2 * * *", false}, {"@yearlyish", false},
+		// parse, but never fire: Next is the zero time
+		{"0 0 30 2 *", false}, {"0 0 31 4 *", false}, {"0 0 31 2,4,6 *", false}, {"0 0 29 2 *", true}, {"0 0 31 * *", true},
 	} {
 		_, err := ParseCron(tc.expr)
 		if (err == nil) != tc.ok {

@@ -42,19 +42,60 @@ func (s *svcStore) ensure(ctx context.Context, d def) error {
 	return nil
 }
 
-func (s *svcStore) put(ctx context.Context, key string, r row) error {
-	var tick any
-	if r.lastTick != nil {
-		tick = *r.lastTick
+// lock returns the row of d locked until the transaction of ctx ends, so a
+// read-modify-write of one service never loses a concurrent update (PATCH
+// /services vs PUT /admin/settings/smtp, or two PUTs). PostgreSQL: SELECT ...
+// FOR UPDATE (READ COMMITTED would otherwise let both read the same row).
+// SQLite: the single writer and BEGIN IMMEDIATE already serialise the
+// transaction. Call inside InTx.
+func (s *svcStore) lock(ctx context.Context, d def) (row, error) {
+	if err := s.ensure(ctx, d); err != nil {
+		return row{}, err
 	}
-	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO services (key, is_enabled, cron_enabled, cron_expression, config, cron_last_tick, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET is_enabled = excluded.is_enabled, cron_enabled = excluded.cron_enabled,
-			cron_expression = excluded.cron_expression, config = excluded.config, cron_last_tick = excluded.cron_last_tick,
-			updated_at = excluded.updated_at`,
-		key, r.enabled, r.cronEnabled, r.expr, string(r.config), tick, time.Now().UTC())
+	suffix := ""
+	if s.db.Dialect == store.Postgres {
+		suffix = " FOR UPDATE"
+	}
+	var r row
+	var cfg string
+	var tick sql.NullInt64
+	err := s.db.W(ctx).QueryRowContext(ctx, `SELECT is_enabled, cron_enabled, cron_expression, config, cron_last_tick FROM services WHERE key = ?`+suffix, d.key).
+		Scan(&r.enabled, &r.cronEnabled, &r.expr, &cfg, &tick)
+	if err != nil {
+		return row{}, fmt.Errorf("lock service %s: %w", d.key, err)
+	}
+	r.config = json.RawMessage(cfg)
+	if tick.Valid {
+		r.lastTick = &tick.Int64
+	}
+	return r, nil
+}
+
+// putSwitches writes the switches and the schedule only (never config).
+// When restartAt is set (the schedule changed), cron_last_tick moves forward
+// to it so the new schedule counts from now; it never moves back, so a PATCH
+// can never make the scheduler fire a tick again.
+func (s *svcStore) putSwitches(ctx context.Context, key string, r row, restartAt *int64) error {
+	var err error
+	if restartAt != nil {
+		_, err = s.db.W(ctx).ExecContext(ctx, `UPDATE services SET is_enabled = ?, cron_enabled = ?, cron_expression = ?,
+			cron_last_tick = CASE WHEN cron_last_tick IS NULL OR cron_last_tick < ? THEN ? ELSE cron_last_tick END, updated_at = ? WHERE key = ?`,
+			r.enabled, r.cronEnabled, r.expr, *restartAt, *restartAt, time.Now().UTC(), key)
+	} else {
+		_, err = s.db.W(ctx).ExecContext(ctx, `UPDATE services SET is_enabled = ?, cron_enabled = ?, cron_expression = ?, updated_at = ? WHERE key = ?`,
+			r.enabled, r.cronEnabled, r.expr, time.Now().UTC(), key)
+	}
 	if err != nil {
 		return fmt.Errorf("save service %s: %w", key, err)
+	}
+	return nil
+}
+
+// putConfig writes the config only.
+func (s *svcStore) putConfig(ctx context.Context, key string, cfg json.RawMessage) error {
+	_, err := s.db.W(ctx).ExecContext(ctx, `UPDATE services SET config = ?, updated_at = ? WHERE key = ?`, string(cfg), time.Now().UTC(), key)
+	if err != nil {
+		return fmt.Errorf("save config of service %s: %w", key, err)
 	}
 	return nil
 }

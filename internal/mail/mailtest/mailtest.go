@@ -25,6 +25,9 @@ import (
 	"github.com/emersion/go-smtp"
 )
 
+// Credentials is one AUTH attempt, successful or not.
+type Credentials struct{ User, Password string }
+
 // Message is one received mail.
 type Message struct {
 	From string
@@ -54,6 +57,7 @@ type Server struct {
 	opts  Options
 	mu    sync.Mutex
 	msgs  []Message
+	auths []Credentials
 	count atomic.Int64
 	cond  chan struct{}
 }
@@ -114,6 +118,13 @@ func (s *Server) Messages() []Message {
 	return append([]Message(nil), s.msgs...)
 }
 
+// AuthAttempts returns every AUTH PLAIN attempt the server saw, refused ones included.
+func (s *Server) AuthAttempts() []Credentials {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Credentials(nil), s.auths...)
+}
+
 // Wait waits until a message for which match is true arrived and returns it.
 func (s *Server) Wait(t testing.TB, timeout time.Duration, match func(Message) bool) Message {
 	t.Helper()
@@ -159,6 +170,9 @@ func (x *session) AuthMechanisms() []string {
 
 func (x *session) Auth(string) (sasl.Server, error) {
 	return sasl.NewPlainServer(func(identity, user, pass string) error {
+		x.s.mu.Lock()
+		x.s.auths = append(x.s.auths, Credentials{User: user, Password: pass})
+		x.s.mu.Unlock()
 		if user != x.s.opts.User || pass != x.s.opts.Password {
 			return errors.New("invalid credentials")
 		}
