@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/test/kit"
 )
 
@@ -16,15 +14,16 @@ import (
 func TestRecycleBinService(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
-		node := adm.Do(t, "POST", "/nodes", map[string]any{"slug": "bin", "title": "Bin"}).Expect(t, 201).Map(t)["id"].(string)
+		f := newListFixture(t, s, "binsvc")
+		f.create(t, adm, map[string]any{"title": "old item"})
+		f.create(t, adm, map[string]any{"title": "recent item"})
+		adm.Do(t, "DELETE", f.path("/items/1"), nil).Expect(t, 200)
+		adm.Do(t, "DELETE", f.path("/items/2"), nil).Expect(t, 200)
+		node := f.nodeID
 		db := openDB(t, s)
 		ctx := context.Background()
-		for _, age := range []time.Duration{40 * 24 * time.Hour, time.Hour} {
-			_, err := db.W(ctx).ExecContext(ctx, `INSERT INTO recycle_bin (id, node_id, kind, title, deleted_at, payload) VALUES (?, ?, 'list_item', 'old', ?, '{}')`,
-				uuid.NewString(), node, time.Now().Add(-age).UTC())
-			if err != nil {
-				t.Fatal(err)
-			}
+		if _, err := db.W(ctx).ExecContext(ctx, "UPDATE recycle_bin SET deleted_at = ? WHERE title = ?", time.Now().Add(-40*24*time.Hour).UTC(), "old item"); err != nil {
+			t.Fatal(err)
 		}
 		var svcs []map[string]any
 		adm.Do(t, "GET", "/services", nil).Expect(t, 200).Into(t, &svcs)
@@ -35,12 +34,12 @@ func TestRecycleBinService(t *testing.T) {
 		}
 		run := adm.Do(t, "POST", "/services/recycle-bin/run", map[string]any{}).Expect(t, 202).Map(t)
 		job := waitJob(t, adm, run["jobId"].(string), "succeeded")
-		if res := job["result"].(map[string]any); res["purged"].(float64) != 1 {
+		if res := job["result"].(map[string]any); res["purged"].(float64) != 1 || res["failed"].(float64) != 0 {
 			t.Fatalf("result %v", res)
 		}
 		var left []map[string]any
 		adm.Do(t, "GET", "/nodes/"+node+"/recycle-bin", nil).Expect(t, 200).Into(t, &left)
-		if len(left) != 1 {
+		if len(left) != 1 || left[0]["title"] != "recent item" {
 			t.Fatalf("entries left: %v", left)
 		}
 	})

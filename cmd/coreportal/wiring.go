@@ -16,8 +16,8 @@ func (a *app) connect() {
 	// (service config retentionDays, default 30).
 	a.services.RegisterJob(services.KeyRecycleBin, "recycleBin.purge", func(ctx context.Context) (any, error) {
 		days := a.services.ConfigInt(ctx, services.KeyRecycleBin, "retentionDays", 30)
-		n, err := a.access.recycleBin.PurgeOlderThan(ctx, time.Duration(days)*24*time.Hour)
-		return map[string]any{"purged": n, "retentionDays": days}, err
+		n, failed, err := a.access.recycleBin.PurgeOlderThan(ctx, time.Duration(days)*24*time.Hour)
+		return map[string]any{"purged": n, "failed": failed, "retentionDays": days}, err
 	})
 	// A receiver scoped to one list needs edit on that list (SPEC Events 2).
 	a.events.CanEditList = func(ctx context.Context, listID string) (bool, error) {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -221,22 +222,33 @@ func (s *Service) purgeEntries(ctx context.Context, es []Entry) (int, error) {
 	return n, err
 }
 
-// PurgeOlderThan purges every entry deleted more than age ago (service recycle-bin).
-func (s *Service) PurgeOlderThan(ctx context.Context, age time.Duration) (int, error) {
-	total := 0
+// PurgeOlderThan purges every entry deleted more than age ago (service
+// recycle-bin). Each entry is purged in its own transaction: an entry whose
+// kind handler fails is logged, counted in failed and left in the bin, and
+// the others are still purged, so one bad entry cannot stall the bin.
+func (s *Service) PurgeOlderThan(ctx context.Context, age time.Duration) (purged, failed int, err error) {
+	before := s.now().Add(-age).UTC()
+	var cursor Entry
 	for {
-		es, err := s.st.olderThan(ctx, s.now().Add(-age).UTC(), 200)
+		es, err := s.st.olderThan(ctx, before, cursor, 200)
 		if err != nil {
-			return total, err
+			return purged, failed, err
 		}
 		if len(es) == 0 {
-			return total, nil
+			return purged, failed, nil
 		}
-		n, err := s.purgeEntries(ctx, es)
-		total += n
-		if err != nil {
-			return total, err
+		for _, e := range es {
+			if ctx.Err() != nil {
+				return purged, failed, ctx.Err()
+			}
+			if _, err := s.purgeEntries(ctx, []Entry{e}); err != nil {
+				failed++
+				slog.WarnContext(ctx, "recycle-bin entry not purged", "entry", e.ID, "kind", e.Kind, "err", err)
+				continue
+			}
+			purged++
 		}
+		cursor = es[len(es)-1]
 	}
 }
 

@@ -84,7 +84,7 @@ func TestRecycleBin(t *testing.T) {
 		if _, err := bin.Restore(ctx, admin, node.ID, a); !fault.Is(err, fault.CodeNotFound) {
 			t.Fatalf("restored twice: %v", err)
 		}
-		n, err := bin.PurgeOlderThan(ctx, 30*24*time.Hour)
+		n, _, err := bin.PurgeOlderThan(ctx, 30*24*time.Hour)
 		if err != nil || n != 1 || !purged["b"] {
 			t.Fatalf("purge old: %d %v %v", n, err, purged)
 		}
@@ -205,6 +205,43 @@ func TestRecycleBinScopes(t *testing.T) {
 		}
 		if err := bin.Purge(ctx, editor, node.ID, goneID); err != nil {
 			t.Fatalf("purge of an entry whose list is gone: %v", err)
+		}
+	})
+}
+
+// TestPurgeSkipsFailingEntries: an entry whose purge handler fails stays in
+// the bin and is counted; the other old entries are still purged, and the
+// run ends (no endless re-reading of the failing entry).
+func TestPurgeSkipsFailingEntries(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		engine := acl.New(db, bus.NewMemory())
+		bin := recyclebin.New(db, engine)
+		node := uuid.NewString()
+		bin.RegisterKind("fragile", func(context.Context, recyclebin.Entry) error { return nil },
+			func(_ context.Context, e recyclebin.Entry) error {
+				if e.Title == "bad" {
+					return errors.New("payload unreadable")
+				}
+				return nil
+			})
+		old := time.Now().Add(-40 * 24 * time.Hour)
+		for i, title := range []string{"ok1", "bad", "ok2", "ok3"} {
+			err := db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+				_, err := bin.Add(ctx, recyclebin.Entry{NodeID: node, Kind: "fragile", Title: title,
+					DeletedAt: old.Add(time.Duration(i) * time.Second), Payload: json.RawMessage(`{}`)})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		purged, failed, err := bin.PurgeOlderThan(ctx, 30*24*time.Hour)
+		if err != nil || purged != 3 || failed != 1 {
+			t.Fatalf("purged=%d failed=%d err=%v", purged, failed, err)
+		}
+		if c, _ := bin.Count(ctx); c != 1 {
+			t.Fatalf("entries left: %d", c)
 		}
 	})
 }

@@ -111,8 +111,15 @@ func (s *binStore) scopes(ctx context.Context, nodeID string) ([]string, error) 
 	return out, rows.Err()
 }
 
-func (s *binStore) olderThan(ctx context.Context, before time.Time, limit int) ([]Entry, error) {
-	return s.many(ctx, "deleted_at < ? ORDER BY deleted_at LIMIT ?", before, limit)
+// olderThan pages through entries deleted before `before`, in (deleted_at, id)
+// order after the cursor, so that entries left behind (a failed purge) are
+// not read again by the same run.
+func (s *binStore) olderThan(ctx context.Context, before time.Time, after Entry, limit int) ([]Entry, error) {
+	if after.ID == "" {
+		return s.many(ctx, "deleted_at < ? ORDER BY deleted_at, id LIMIT ?", before, limit)
+	}
+	return s.many(ctx, "deleted_at < ? AND (deleted_at > ? OR (deleted_at = ? AND id > ?)) ORDER BY deleted_at, id LIMIT ?",
+		before, after.DeletedAt, after.DeletedAt, after.ID, limit)
 }
 
 func (s *binStore) byScope(ctx context.Context, kind, scope string) ([]Entry, error) {
