@@ -42,3 +42,28 @@ func TestValidationDetailsField(t *testing.T) {
 		t.Fatalf("With lost details: %v", w.Details)
 	}
 }
+
+func TestText(t *testing.T) {
+	cases := []struct {
+		in   string
+		max  int
+		want string
+		ok   bool
+	}{
+		{"  Отчёт  ", 5, "Отчёт", true},
+		{"   ", 5, "", false},
+		{"Отчёты", 5, "", false},
+	}
+	for _, c := range cases {
+		got, err := RequiredText("title", c.in, c.max)
+		if got != c.want || (err == nil) != c.ok {
+			t.Errorf("RequiredText(%q) = %q, %v", c.in, got, err)
+		}
+		if err != nil && (!Is(err, CodeValidation) || err.(*Error).Details["field"] != "title") {
+			t.Errorf("error %v", err)
+		}
+	}
+	if MaxText("description", "ééé", 3) != nil || MaxText("description", "éééé", 3) == nil {
+		t.Error("MaxText counts characters, not bytes")
+	}
+}

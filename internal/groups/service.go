@@ -7,7 +7,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -107,23 +106,11 @@ func (s *Service) List(ctx context.Context, q string) ([]*Group, error) {
 	return s.st.list(ctx, q, searchLimit)
 }
 
-func checkName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if name == "" {
-		return "", fault.Validation("name", "name is required")
-	}
-	if utf8.RuneCountInString(name) > 200 {
-		return "", fault.Validation("name", "name must have at most 200 characters")
-	}
-	return name, nil
-}
+func checkName(name string) (string, error) { return fault.RequiredText("name", name, 200) }
 
 func checkDescription(d string) (string, error) {
 	d = strings.TrimSpace(d)
-	if utf8.RuneCountInString(d) > 2000 {
-		return "", fault.Validation("description", "description must have at most 2000 characters")
-	}
-	return d, nil
+	return d, fault.MaxText("description", d, 2000)
 }
 
 // Create adds a portal group.

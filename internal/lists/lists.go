@@ -25,22 +25,10 @@ type NewList struct {
 }
 
 func checkTitle(name, title string, maxLen int) (string, error) {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return "", fault.Validation(name, "%s is required", name)
-	}
-	if utf8.RuneCountInString(title) > maxLen {
-		return "", fault.Validation(name, "%s must have at most %d characters", name, maxLen)
-	}
-	return title, nil
+	return fault.RequiredText(name, title, maxLen)
 }
 
-func checkDescription(d string) error {
-	if utf8.RuneCountInString(d) > 4000 {
-		return fault.Validation("description", "description must have at most 4000 characters")
-	}
-	return nil
-}
+func checkDescription(d string) error { return fault.MaxText("description", d, 4000) }
 
 // Lists returns the lists of a node that the caller can view.
 func (s *Service) Lists(ctx context.Context, p *auth.Principal, nodeID string) ([]ListOut, error) {

@@ -6,7 +6,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -299,16 +298,7 @@ func (s *Service) normalizeLink(ctx context.Context, p *auth.Principal, link str
 	return res.Path, "", "", nil
 }
 
-func checkTitle(t string) (string, error) {
-	t = strings.TrimSpace(t)
-	if t == "" {
-		return "", fault.Validation("title", "title is required")
-	}
-	if utf8.RuneCountInString(t) > 200 {
-		return "", fault.Validation("title", "title must have at most 200 characters")
-	}
-	return t, nil
-}
+func checkTitle(t string) (string, error) { return fault.RequiredText("title", t, 200) }
 
 // NewItem is the input of AddItem.
 type NewItem struct {

@@ -5,7 +5,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -123,23 +122,9 @@ type NewNode struct {
 	SortOrder   int
 }
 
-func checkTitle(title string) (string, error) {
-	title = strings.TrimSpace(title)
-	if title == "" {
-		return "", fault.Validation("title", "title is required")
-	}
-	if utf8.RuneCountInString(title) > 200 {
-		return "", fault.Validation("title", "title must have at most 200 characters")
-	}
-	return title, nil
-}
+func checkTitle(title string) (string, error) { return fault.RequiredText("title", title, 200) }
 
-func checkDescription(d string) error {
-	if utf8.RuneCountInString(d) > 4000 {
-		return fault.Validation("description", "description must have at most 4000 characters")
-	}
-	return nil
-}
+func checkDescription(d string) error { return fault.MaxText("description", d, 4000) }
 
 // checkSortOrder keeps sortOrder within the 32-bit integer column of PostgreSQL
 // (SQLite would store anything, so the two databases must not disagree).
