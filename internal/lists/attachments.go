@@ -136,7 +136,14 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (I
 	}
 	a := as[0]
 	// the item may be in the recycle bin: its files are not reachable then
-	if _, err := s.load(ctx, a.listID); err != nil {
+	sc, err := s.load(ctx, a.listID)
+	if err != nil {
+		return ItemAttachment{}, nil, err
+	}
+	if _, err := s.findItem(ctx, sc, a.itemGUID); err != nil {
+		if fault.Is(err, fault.CodeNotFound) {
+			return ItemAttachment{}, nil, fault.NotFound("attachment")
+		}
 		return ItemAttachment{}, nil, err
 	}
 	rc, err := s.blobs.Get(ctx, a.blobKey)

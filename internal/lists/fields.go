@@ -41,6 +41,16 @@ var internalNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
 const maxFields = 200
 
+// maxSortOrder bounds sortOrder so that it fits the INTEGER column of both databases.
+const maxSortOrder = 1_000_000
+
+func checkSortOrder(n int) error {
+	if n < 0 || n > maxSortOrder {
+		return fault.Validation("sortOrder", "sortOrder must be between 0 and %d", maxSortOrder)
+	}
+	return nil
+}
+
 func decodeSettings(raw json.RawMessage) (field.FieldSettings, bool, error) {
 	var st field.FieldSettings
 	if len(raw) == 0 || string(raw) == "null" {
@@ -90,36 +100,47 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 		}
 	}
 	l := sc.list
-	f := &field.Def{ID: uuid.NewString(), ListID: l.ID, Title: title, Type: typ, Settings: st, Col: l.NextCol}
+	f := &field.Def{ID: uuid.NewString(), ListID: l.ID, Title: title, Type: typ, Settings: st}
 	if in.IsRequired != nil {
 		f.Required = *in.IsRequired
 	}
 	if in.SortOrder != nil {
+		if err := checkSortOrder(*in.SortOrder); err != nil {
+			return FieldOut{}, err
+		}
 		f.SortOrder = *in.SortOrder
 	} else {
 		f.SortOrder = len(sc.fields) * 10
 	}
-	f.InternalName = fmt.Sprintf("field_%d", f.Col)
 	if in.InternalName != nil && *in.InternalName != "" {
 		f.InternalName = *in.InternalName
 		if !internalNameRE.MatchString(f.InternalName) || strings.HasPrefix(f.InternalName, "__") {
 			return FieldOut{}, fault.Validation("internalName", "internalName must be lowercase letters, digits and _ (starting with a letter)")
 		}
+		if sc.field(f.InternalName) != nil {
+			return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
+		}
 	}
-	if sc.field(f.InternalName) != nil {
-		return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
-	}
-	l.NextCol++
 	l.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		s.schemaChanged(ctx, l.ID)
+		// the column number comes from the row itself, inside the transaction:
+		// a cached or concurrent snapshot of next_col is never written back
+		next, err := s.st.allocColumn(ctx, l.ID, l.UpdatedAt)
+		if store.IsNotFound(err) {
+			return fault.NotFound("list")
+		}
+		if err != nil {
+			return err
+		}
+		l.NextCol, f.Col = next, next-1
+		if f.InternalName == "" {
+			f.InternalName = fmt.Sprintf("field_%d", f.Col)
+		}
 		if err := s.st.insertField(ctx, f, l.UpdatedAt); err != nil {
 			if store.IsUnique(err) {
 				return fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
 			}
-			return err
-		}
-		if err := s.st.updateList(ctx, l); err != nil {
 			return err
 		}
 		return s.st.addColumns(ctx, l, f)
@@ -134,9 +155,20 @@ func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st f
 	if st.LookupListID == "" {
 		return fault.Validation("settings.lookupLibraryId", "lookups to document libraries are not available in this version")
 	}
+	// the caller must see the target list; missing and hidden answer alike
+	notFound := fault.NotFound("lookup list").With("field", "settings.lookupListId")
+	if err := s.acl.Require(ctx, p, listRef(st.LookupListID), acl.View); err != nil {
+		if fault.Is(err, fault.CodeNotFound) {
+			return notFound
+		}
+		return err
+	}
 	target, err := s.load(ctx, st.LookupListID)
 	if err != nil {
-		return fault.Validation("settings.lookupListId", "lookup list does not exist")
+		if fault.Is(err, fault.CodeNotFound) {
+			return notFound
+		}
+		return err
 	}
 	if st.LookupNodeID != "" && target.list.NodeID != st.LookupNodeID {
 		return fault.Validation("settings.lookupNodeId", "the lookup list does not belong to lookupNodeId")
@@ -194,6 +226,9 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 		f.Required = *in.IsRequired
 	}
 	if in.SortOrder != nil {
+		if err := checkSortOrder(*in.SortOrder); err != nil {
+			return FieldOut{}, err
+		}
 		f.SortOrder = *in.SortOrder
 	}
 	st, given, err := decodeSettings(in.Settings)

@@ -27,7 +27,7 @@ type Values map[string]json.RawMessage
 
 // normalize validates request values; the result is keyed by field UUID.
 // Values of created_by and item_number are ignored: the server maintains them.
-func (s *Service) normalize(ctx context.Context, sc *schema, in Values) (map[string]any, []CellError) {
+func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, in Values) (map[string]any, []CellError) {
 	out := map[string]any{}
 	var errs []CellError
 	for key, raw := range in {
@@ -39,7 +39,7 @@ func (s *Service) normalize(ctx context.Context, sc *schema, in Values) (map[str
 		if !editable(f) {
 			continue
 		}
-		v, err := field.MustOf(f).Normalize(ctx, f, raw, env{s})
+		v, err := field.MustOf(f).Normalize(ctx, f, raw, env{s, p})
 		if err != nil {
 			errs = append(errs, CellError{FieldID: f.ID, Message: err.Error()})
 			continue
@@ -135,7 +135,7 @@ func (s *Service) CreateItem(ctx context.Context, p *auth.Principal, listID stri
 // create validates and inserts one item; validation failures come back as
 // cell errors, other failures as err.
 func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in Values) (*Item, []CellError, error) {
-	vals, errs := s.normalize(ctx, sc, in)
+	vals, errs := s.normalize(ctx, p, sc, in)
 	errs = append(errs, required(sc, vals)...)
 	if len(errs) > 0 {
 		return nil, errs, nil
@@ -201,6 +201,15 @@ func (s *Service) GetItem(ctx context.Context, p *auth.Principal, listID, ref st
 
 // itemFor loads list and item and checks min on the item.
 func (s *Service) itemFor(ctx context.Context, p *auth.Principal, listID, ref string, min acl.Level) (*schema, *Item, error) {
+	if min > acl.View {
+		// changing or deleting an item also needs view on its list (SPEC ACL rule 8)
+		if _, err := uuid.Parse(listID); err != nil {
+			return nil, nil, fault.NotFound("list")
+		}
+		if err := s.acl.Require(ctx, p, listRef(listID), acl.View); err != nil {
+			return nil, nil, err
+		}
+	}
 	sc, err := s.load(ctx, listID)
 	if err != nil {
 		return nil, nil, err
@@ -210,6 +219,9 @@ func (s *Service) itemFor(ctx context.Context, p *auth.Principal, listID, ref st
 		return nil, nil, err
 	}
 	if err := s.acl.Require(ctx, p, itemRef(it.GUID), min); err != nil {
+		if fault.Is(err, fault.CodeNotFound) {
+			return nil, nil, fault.NotFound("item") // hidden answers like missing
+		}
 		return nil, nil, err
 	}
 	return sc, it, nil
@@ -234,7 +246,7 @@ func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, listID, ref
 // update merges, validates and saves; it is updated in place. Validation
 // failures come back as cell errors, other failures as err.
 func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it *Item, in Values) ([]CellError, error) {
-	vals, errs := s.normalize(ctx, sc, in)
+	vals, errs := s.normalize(ctx, p, sc, in)
 	if len(errs) > 0 {
 		return errs, nil
 	}

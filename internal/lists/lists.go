@@ -150,22 +150,26 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 		return ListOut{}, fault.Forbidden("only administrators can change versioningEnabled and searchEnabled")
 	}
 	l := sc.list
+	var cols []string // only the changed columns are written (never next_col)
 	if in.Title != nil {
 		if l.Title, err = checkTitle("title", *in.Title, 200); err != nil {
 			return ListOut{}, err
 		}
+		cols = append(cols, "title")
 	}
 	if in.Slug != nil {
 		if err := nodes.CheckSlug("slug", *in.Slug); err != nil {
 			return ListOut{}, err
 		}
 		l.Slug = *in.Slug
+		cols = append(cols, "slug")
 	}
 	if in.Description != nil {
 		if err := checkDescription(*in.Description); err != nil {
 			return ListOut{}, err
 		}
 		l.Description = *in.Description
+		cols = append(cols, "description")
 	}
 	if len(in.FormConfig) > 0 && string(in.FormConfig) != "null" {
 		fc, err := checkFormConfig(in.FormConfig)
@@ -173,12 +177,15 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 			return ListOut{}, err
 		}
 		l.FormConfig = fc
+		cols = append(cols, "form_config")
 	}
 	if in.VersioningEnabled != nil {
 		l.VersioningEnabled = *in.VersioningEnabled
+		cols = append(cols, "versioning_enabled")
 	}
 	if in.SearchEnabled != nil {
 		l.SearchEnabled = *in.SearchEnabled
+		cols = append(cols, "search_enabled")
 	}
 	l.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -186,7 +193,7 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 			return fault.Conflict("the node already has a list with slug %q", l.Slug).With("field", "slug")
 		}
 		s.schemaChanged(ctx, l.ID)
-		return s.st.updateList(ctx, l)
+		return s.st.updateList(ctx, l, cols)
 	})
 	if err != nil {
 		return ListOut{}, err

@@ -21,6 +21,8 @@ type schemaCache struct {
 	m   map[string]cachedSchema
 	bus bus.Bus
 	now func() time.Time
+	// gen counts invalidations: a snapshot read before one is not stored
+	gen uint64
 }
 
 type cachedSchema struct {
@@ -44,9 +46,21 @@ func (c *schemaCache) get(id string) (*schema, bool) {
 	return e.sc.clone(), true
 }
 
-func (c *schemaCache) put(sc *schema) {
+// generation is read before a schema is loaded and passed to put.
+func (c *schemaCache) generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.gen
+}
+
+// put keeps sc unless some schema was invalidated since gen was read (the
+// snapshot may predate that change).
+func (c *schemaCache) put(sc *schema, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if len(c.m) >= maxSchemaList {
 		c.m = map[string]cachedSchema{}
 	}
@@ -56,6 +70,7 @@ func (c *schemaCache) put(sc *schema) {
 func (c *schemaCache) drop(id string) {
 	c.mu.Lock()
 	delete(c.m, id)
+	c.gen++
 	c.mu.Unlock()
 }
 

@@ -94,6 +94,7 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 			return sc, nil
 		}
 	}
+	gen := s.schemas.generation()
 	l, err := s.st.list(ctx, listID)
 	if store.IsNotFound(err) {
 		return nil, fault.NotFound("list")
@@ -107,7 +108,7 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	}
 	sc := newSchema(l, fields)
 	if !inTx { // never keep what a transaction has not committed yet
-		s.schemas.put(sc)
+		s.schemas.put(sc, gen)
 	}
 	return sc, nil
 }
@@ -155,7 +156,10 @@ func (s *Service) itemGUID(ctx context.Context, listID string, number int64) (st
 }
 
 // env answers validation lookups for field values.
-type env struct{ s *Service }
+type env struct {
+	s *Service
+	p *auth.Principal
+}
 
 func (e env) Subject(ctx context.Context, principalType, id string) (string, error) {
 	name, err := e.s.st.subjectName(ctx, principalType, strings.ToLower(id))
@@ -169,6 +173,11 @@ func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, er
 	if f.Settings.LookupListID == "" {
 		return "", fault.Validation(f.ID, "lookups to document libraries are not available in this version")
 	}
+	// the caller must see the target list and item: a hidden item answers
+	// like a missing one, and its display is never read
+	if err := e.s.acl.Require(ctx, e.p, listRef(f.Settings.LookupListID), acl.View); err != nil {
+		return "", fault.NotFound("item")
+	}
 	target, err := e.s.load(ctx, f.Settings.LookupListID)
 	if err != nil {
 		return "", err
@@ -176,6 +185,11 @@ func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, er
 	it, err := e.s.findItem(ctx, target, strconv.FormatInt(id, 10))
 	if err != nil {
 		return "", err
+	}
+	if lvl, err := e.s.acl.Level(ctx, e.p, itemRef(it.GUID)); err != nil {
+		return "", err
+	} else if lvl < acl.View {
+		return "", fault.NotFound("item")
 	}
 	return lookupDisplay(target, it, f.Settings.LookupFieldID), nil
 }

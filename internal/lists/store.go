@@ -81,14 +81,49 @@ func (s *Store) insertList(ctx context.Context, l *List) error {
 	return nil
 }
 
-func (s *Store) updateList(ctx context.Context, l *List) error {
-	_, err := s.db.W(ctx).ExecContext(ctx, `UPDATE lists SET slug = ?, title = ?, description = ?, form_config = ?, versioning_enabled = ?,
-		search_enabled = ?, next_col = ?, updated_at = ? WHERE id = ?`,
-		l.Slug, l.Title, l.Description, string(l.FormConfig), l.VersioningEnabled, l.SearchEnabled, l.NextCol, l.UpdatedAt, l.ID)
-	if err != nil {
+// updateList writes the given columns of a list (names from listPatchColumns
+// only) and updated_at; next_col is never written here (see allocColumn).
+func (s *Store) updateList(ctx context.Context, l *List, cols []string) error {
+	q := "UPDATE lists SET "
+	var args []any
+	for _, c := range cols {
+		var v any
+		switch c {
+		case "slug":
+			v = l.Slug
+		case "title":
+			v = l.Title
+		case "description":
+			v = l.Description
+		case "form_config":
+			v = string(l.FormConfig)
+		case "versioning_enabled":
+			v = l.VersioningEnabled
+		case "search_enabled":
+			v = l.SearchEnabled
+		default:
+			return fmt.Errorf("update list: column %q cannot be updated", c)
+		}
+		q += c + " = ?, "
+		args = append(args, v)
+	}
+	args = append(args, l.UpdatedAt, l.ID)
+	if _, err := s.db.W(ctx).ExecContext(ctx, q+"updated_at = ? WHERE id = ?", args...); err != nil {
 		return fmt.Errorf("update list: %w", s.db.Translate(err))
 	}
 	return nil
+}
+
+// allocColumn reserves the next column number of a list atomically and
+// returns the new next_col (the reserved column is next_col - 1).
+func (s *Store) allocColumn(ctx context.Context, listID string, now time.Time) (int, error) {
+	var next int
+	err := s.db.W(ctx).QueryRowContext(ctx, "UPDATE lists SET next_col = next_col + 1, updated_at = ? WHERE id = ? RETURNING next_col",
+		now, listID).Scan(&next)
+	if err != nil {
+		return 0, fmt.Errorf("allocate field column: %w", s.db.Translate(err))
+	}
+	return next, nil
 }
 
 func (s *Store) setDeleted(ctx context.Context, id string, at *time.Time) error {

@@ -35,7 +35,11 @@ func ParseDateTime(s string) (time.Time, bool) {
 	s = strings.TrimSpace(s)
 	for _, l := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02 15:04:05", time.DateOnly} {
 		if t, err := time.Parse(l, s); err == nil {
-			return t.UTC(), true
+			// an offset can move the year out of the stored YYYY range
+			if u := t.UTC(); u.Year() >= 0 && u.Year() <= 9999 {
+				return u, true
+			}
+			return time.Time{}, false
 		}
 	}
 	return time.Time{}, false

@@ -45,7 +45,12 @@ func (o Operand) values(op string) ([]any, error) {
 			if s, isStr := o.Value.(string); isStr {
 				var out []any
 				for _, p := range strings.Split(s, ",") {
-					out = append(out, strings.TrimSpace(p))
+					if p = strings.TrimSpace(p); p != "" {
+						out = append(out, p)
+					}
+				}
+				if len(out) == 0 || len(out) > maxInValues {
+					return nil, opErr("in needs 1 to %d values", maxInValues)
 				}
 				return out, nil
 			}

@@ -73,9 +73,12 @@ func (personKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, en
 		if s.PrincipalType != "user" && s.PrincipalType != "group" {
 			return nil, invalid(f, "principalType must be user or group")
 		}
-		if _, err := uuid.Parse(s.ID); err != nil {
+		uid, err := uuid.Parse(s.ID)
+		if err != nil {
 			return nil, invalid(f, "subject id must be a UUID")
 		}
+		s.ID = uid.String() // canonical lower-case form, so that filters and dedupe match
+
 		if !PersonAllows(f.Settings, s.PrincipalType) {
 			return nil, invalid(f, "%ss are not allowed in this field", s.PrincipalType)
 		}
@@ -167,13 +170,13 @@ func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 			if strings.TrimSpace(x) == PlaceholderMe {
 				return o.UserID, nil
 			}
-			if _, err := uuid.Parse(x); err == nil {
-				return strings.ToLower(x), nil
+			if u, err := uuid.Parse(strings.TrimSpace(x)); err == nil {
+				return u.String(), nil
 			}
 		case map[string]any:
 			if id, ok := x["id"].(string); ok {
-				if _, err := uuid.Parse(id); err == nil {
-					return strings.ToLower(id), nil
+				if u, err := uuid.Parse(strings.TrimSpace(id)); err == nil {
+					return u.String(), nil
 				}
 			}
 		}
