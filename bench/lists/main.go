@@ -123,6 +123,13 @@ func seed(ctx context.Context, e *env, n, batch int) error {
 		if _, err := e.svc.CreateView(ctx, e.admin, listID, lists.ViewInput{Title: &title, IsDefault: &def, Config: cfg}); err != nil {
 			return err
 		}
+		// a second view filters on the benchmark's columns: views filtering on
+		// columns give them a composite index (here amount, name) that counts use
+		ftitle := "Amounts by name"
+		fcfg := json.RawMessage(`{"sort":[{"column":"due","direction":"desc"}],"filter":{"logic":"and","conditions":[{"column":"amount","operator":"gte","value":0},{"column":"name","operator":"isNotEmpty"}]}}`)
+		if _, err := e.svc.CreateView(ctx, e.admin, listID, lists.ViewInput{Title: &ftitle, Config: fcfg}); err != nil {
+			return err
+		}
 		// the reader views the list through an explicit record on the node
 		if _, err := e.acl.Grant(ctx, acl.Ref{Type: acl.Node, ID: node.ID}, acl.PrincipalUser, e.reader.UserID, acl.View); err != nil {
 			return err
@@ -155,6 +162,23 @@ func seed(ctx context.Context, e *env, n, batch int) error {
 		}
 	}
 	fmt.Printf("seeded %d items in %s (%.0f items/s)\n", n, time.Since(start).Round(time.Millisecond), float64(n)/time.Since(start).Seconds())
+	// after a bulk load autovacuum lags: refresh statistics and the visibility
+	// map now so that plans are right and counts can be index-only scans
+	var table string
+	if err := e.db.Q(ctx).QueryRowContext(ctx, "SELECT table_name FROM lists WHERE id = ?", listID).Scan(&table); err != nil {
+		return err
+	}
+	maint := []string{"VACUUM ANALYZE " + table}
+	if e.db.Dialect == store.SQLite {
+		maint = []string{"ANALYZE"}
+	}
+	t0 := time.Now()
+	for _, q := range maint {
+		if _, err := e.db.W(ctx).ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	fmt.Printf("%s in %s\n", strings.Join(maint, "; "), time.Since(t0).Round(time.Millisecond))
 	return nil
 }
 
@@ -164,7 +188,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	return d[i]
 }
 
-func query(ctx context.Context, e *env, iter int, who string) error {
+func query(ctx context.Context, e *env, iter int, who string, cold bool) error {
 	listID, err := findList(ctx, e)
 	if err != nil {
 		return err
@@ -184,8 +208,12 @@ func query(ctx context.Context, e *env, iter int, who string) error {
 		var total int
 		for i := 0; i < iter; i++ {
 			page := 1 + i%3
+			svc := e.svc
+			if cold { // fresh service: no schema, count or total cache
+				svc = lists.NewService(e.db, e.acl, e.nodes)
+			}
 			t0 := time.Now()
-			items, meta, err := e.svc.ListItems(ctx, p, listID, lists.ListParams{Page: page, Limit: 50, Filter: sc.filter, Sort: sc.sort})
+			items, meta, err := svc.ListItems(ctx, p, listID, lists.ListParams{Page: page, Limit: 50, Filter: sc.filter, Sort: sc.sort})
 			if err != nil {
 				return err
 			}
@@ -247,6 +275,7 @@ func main() {
 	batch := fs.Int("batch", 5000, "items per seeding transaction")
 	iter := fs.Int("iter", 200, "queries per scenario")
 	who := fs.String("as", "reader", "reader (view on the node) or admin")
+	cold := fs.Bool("cold", false, "query: a fresh lists service per query (no cached counts)")
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	_ = fs.Parse(os.Args[2:])
@@ -261,7 +290,7 @@ func main() {
 	case "seed":
 		err = seed(ctx, e, *n, *batch)
 	case "query":
-		err = query(ctx, e, *iter, *who)
+		err = query(ctx, e, *iter, *who, *cold)
 	case "create":
 		err = create(ctx, e, *seconds, *workers)
 	default:

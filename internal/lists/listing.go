@@ -2,8 +2,10 @@ package lists
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"coreportal/internal/acl"
@@ -174,47 +176,46 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	}
 	table := safeIdent(sc.list.Table)
 	whereSQL := strings.Join(where, " AND ")
-	// one pass finds the page's item numbers and the total; the page's rows are read by number
-	sqlText := "SELECT id, count(*) OVER () FROM " + table + " WHERE " + whereSQL + " ORDER BY " + order + " LIMIT ? OFFSET ?"
-	rows, err := s.db.Q(ctx).QueryContext(ctx, sqlText, append(args, limit, (page-1)*limit)...)
-	if err != nil {
-		return nil, ListMeta{}, fmt.Errorf("list items: %w", err)
-	}
+	filtered := userSQL != "" || q != ""
+	viewKey := countKey{list: listID, view: v.ID, user: p.UserID}
+	// The page, the total and totalInView are separate queries: the page walks
+	// the sort index and stops after offset+limit matches, each count can use
+	// an index-only scan. Outside a transaction they run concurrently.
 	var numbers []int64
-	total := -1
-	for rows.Next() {
-		var n int64
-		if err := rows.Scan(&n, &total); err != nil {
-			rows.Close()
-			return nil, ListMeta{}, err
-		}
-		numbers = append(numbers, n)
+	total, totalInView := -1, -1
+	page1 := func(ctx context.Context) error {
+		var err error
+		numbers, err = s.pageNumbers(ctx, table, whereSQL, order, args, limit, (page-1)*limit)
+		return err
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	countAll := func(ctx context.Context) error {
+		var err error
+		total, err = s.count(ctx, table, whereSQL, args)
+		return err
+	}
+	countView := func(ctx context.Context) error {
+		var err error
+		totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs)
+		return err
+	}
+	tasks := []func(context.Context) error{page1, countAll}
+	if filtered {
+		if n, ok := s.counts.get(viewKey); ok {
+			totalInView = n
+		} else {
+			tasks = append(tasks, countView)
+		}
+	}
+	if err := runAll(ctx, tasks); err != nil {
 		return nil, ListMeta{}, err
 	}
+	if !filtered {
+		totalInView = total
+	}
+	s.counts.put(viewKey, totalInView)
 	items, err := s.st.itemsByNumber(ctx, sc.list, sc.fields, numbers)
 	if err != nil {
 		return nil, ListMeta{}, err
-	}
-	if total < 0 { // page past the end: count separately
-		if total, err = s.count(ctx, table, whereSQL, args); err != nil {
-			return nil, ListMeta{}, err
-		}
-	}
-	totalInView := total
-	if userSQL != "" || q != "" {
-		key := countKey{list: listID, view: v.ID, user: p.UserID}
-		var ok bool
-		if totalInView, ok = s.counts.get(key); !ok {
-			if totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs); err != nil {
-				return nil, ListMeta{}, err
-			}
-			s.counts.put(key, totalInView)
-		}
-	} else {
-		s.counts.put(countKey{list: listID, view: v.ID, user: p.UserID}, total)
 	}
 	meta := ListMeta{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit, TotalInView: totalInView,
 		Fields: fieldsOut(sc.fields), View: *v}
@@ -229,6 +230,49 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// runAll runs the read tasks concurrently on the pool, or one after the other
+// inside a transaction (one connection). The first error wins.
+func runAll(ctx context.Context, tasks []func(context.Context) error) error {
+	if store.InTransaction(ctx) || len(tasks) == 1 {
+		for _, t := range tasks {
+			if err := t(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	errs := make([]error, len(tasks))
+	var wg sync.WaitGroup
+	for i, t := range tasks {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = t(ctx)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// pageNumbers returns the item numbers of one page in listing order.
+func (s *Service) pageNumbers(ctx context.Context, table, where, order string, args []any, limit, offset int) ([]int64, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?",
+		append(append([]any{}, args...), limit, offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("list items: %w", err)
+	}
+	defer rows.Close()
+	var numbers []int64
+	for rows.Next() {
+		var n int64
+		if err := rows.Scan(&n); err != nil {
+			return nil, fmt.Errorf("list items: %w", err)
+		}
+		numbers = append(numbers, n)
+	}
+	return numbers, rows.Err()
 }
 
 func (s *Service) count(ctx context.Context, table, where string, args []any) (int, error) {
