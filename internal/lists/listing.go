@@ -2,6 +2,8 @@ package lists
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -177,34 +179,40 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	table := safeIdent(sc.list.Table)
 	whereSQL := strings.Join(where, " AND ")
 	filtered := userSQL != "" || q != ""
-	viewKey := countKey{list: listID, view: v.ID, user: p.UserID}
+	// keys carry the exact condition, so a change of the caller's rights (other
+	// visibility lists) never reads an old count
+	inViewSQL := strings.Join(inView, " AND ")
+	viewKey := countKey{list: listID, view: v.ID, user: p.UserID, filter: digest(inViewSQL, inViewArgs)}
+	totalKey := countKey{list: listID, view: v.ID, user: p.UserID, filter: digest(whereSQL, args)}
+	gen := s.counts.generation(listID)
 	// The page, the total and totalInView are separate queries: the page walks
 	// the sort index and stops after offset+limit matches, each count can use
-	// an index-only scan. Outside a transaction they run concurrently.
+	// an index-only scan. Outside a transaction they run concurrently. Counts
+	// are kept a few seconds (dropped on item writes) for the next pages.
 	var numbers []int64
 	total, totalInView := -1, -1
-	page1 := func(ctx context.Context) error {
+	tasks := []func(context.Context) error{func(ctx context.Context) error {
 		var err error
 		numbers, err = s.pageNumbers(ctx, table, whereSQL, order, args, limit, (page-1)*limit)
 		return err
+	}}
+	if n, ok := s.counts.get(totalKey); ok {
+		total = n
+	} else {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			total, err = s.count(ctx, table, whereSQL, args)
+			return err
+		})
 	}
-	countAll := func(ctx context.Context) error {
-		var err error
-		total, err = s.count(ctx, table, whereSQL, args)
-		return err
-	}
-	countView := func(ctx context.Context) error {
-		var err error
-		totalInView, err = s.count(ctx, table, strings.Join(inView, " AND "), inViewArgs)
-		return err
-	}
-	tasks := []func(context.Context) error{page1, countAll}
-	if filtered {
-		if n, ok := s.counts.get(viewKey); ok {
-			totalInView = n
-		} else {
-			tasks = append(tasks, countView)
-		}
+	if n, ok := s.counts.get(viewKey); filtered && ok {
+		totalInView = n
+	} else if filtered {
+		tasks = append(tasks, func(ctx context.Context) error {
+			var err error
+			totalInView, err = s.count(ctx, table, inViewSQL, inViewArgs)
+			return err
+		})
 	}
 	if err := runAll(ctx, tasks); err != nil {
 		return nil, ListMeta{}, err
@@ -212,7 +220,10 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	if !filtered {
 		totalInView = total
 	}
-	s.counts.put(viewKey, totalInView)
+	if !store.InTransaction(ctx) { // a transaction may count its own uncommitted writes
+		s.counts.put(viewKey, totalInView, gen)
+		s.counts.put(totalKey, total, gen)
+	}
 	items, err := s.st.itemsByNumber(ctx, sc.list, sc.fields, numbers)
 	if err != nil {
 		return nil, ListMeta{}, err
@@ -230,6 +241,13 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 
 func likeEscape(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// digest names a listing condition in the count cache.
+func digest(where string, args []any) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%#v", where, args)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // runAll runs the read tasks concurrently on the pool, or one after the other
