@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -278,7 +279,19 @@ func main() {
 	cold := fs.Bool("cold", false, "query: a fresh lists service per query (no cached counts)")
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	ctx := context.Background()
 	e, err := open(ctx, *dsn)
 	if err != nil {
