@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
@@ -274,10 +276,24 @@ func runAll(ctx context.Context, tasks []func(context.Context) error) error {
 	return errors.Join(errs...)
 }
 
+// planned marks a listing query for planning with its actual arguments. The
+// driver caches statements, and PostgreSQL switches a cached statement to a
+// generic plan after a few runs: for listings that plan ignores how selective
+// the filter values are (a bitmap scan and sort over a million rows instead
+// of a walk of the sort index, 300-900 ms instead of 1-10 ms). DescribeExec
+// prepares an unnamed statement each time, which PostgreSQL always plans with
+// the values given (one extra round trip).
+func (s *Service) planned(args []any) []any {
+	if s.db.Dialect != store.Postgres {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
+}
+
 // pageNumbers returns the item numbers of one page in listing order.
 func (s *Service) pageNumbers(ctx context.Context, table, where, order string, args []any, limit, offset int) ([]int64, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?",
-		append(append([]any{}, args...), limit, offset)...)
+		s.planned(append(append([]any{}, args...), limit, offset))...)
 	if err != nil {
 		return nil, fmt.Errorf("list items: %w", err)
 	}
@@ -295,7 +311,7 @@ func (s *Service) pageNumbers(ctx context.Context, table, where, order string, a
 
 func (s *Service) count(ctx context.Context, table, where string, args []any) (int, error) {
 	var n int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE "+where, args...).Scan(&n); err != nil {
+	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE "+where, s.planned(args)...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count items: %w", err)
 	}
 	return n, nil
