@@ -80,6 +80,24 @@ func (s *Store) createItemTable(ctx context.Context, l *List, fields []*field.De
 			return err
 		}
 	}
+	return s.tuneVacuum(ctx, l)
+}
+
+// tuneVacuum makes autovacuum visit an item table after 1-2 % of new or
+// changed rows instead of the default 20 %: new items land in the free space
+// of existing pages and clear their all-visible bits, and until a vacuum sets
+// them again the listing's counts and index walks stop being index-only
+// (25,000 creates on a 1,000,000-item list: 250,000 heap fetches per count).
+// Insert-driven vacuums skip all-visible pages, so they stay short.
+func (s *Store) tuneVacuum(ctx context.Context, l *List) error {
+	if s.db.Dialect != store.Postgres {
+		return nil
+	}
+	q := "ALTER TABLE " + safeIdent(l.Table) + " SET (autovacuum_vacuum_insert_scale_factor = 0.01, " +
+		"autovacuum_vacuum_scale_factor = 0.02, autovacuum_analyze_scale_factor = 0.02)"
+	if _, err := s.db.W(ctx).ExecContext(ctx, q); err != nil {
+		return fmt.Errorf("tune vacuum: %w", err)
+	}
 	return nil
 }
 

@@ -163,6 +163,9 @@ func (s *Service) viewIndexes(ctx context.Context, sc *schema, c ViewConfig) err
 	}
 	// the columns the view filters on also get one narrow composite index, so
 	// that counting a filtered listing (the total) is an index-only scan
+	if err := s.st.tuneVacuum(ctx, sc.list); err != nil { // lists created before it was set at creation
+		return err
+	}
 	fcols := filterColumns(sc, c.Filter)
 	if err := s.st.ensureFilterIndex(ctx, sc.list, fcols); err != nil {
 		return err
