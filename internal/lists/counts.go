@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// countCache keeps totalInView (the view's item count for one caller) so that
-// a filtered listing does not count the whole view again on every page. Any
+// countCache keeps totalInView (the view's item count for one caller) and the
+// total of a filtered listing (keyed also by its exact WHERE text and
+// arguments) so that paging through a listing does not count again. Any
 // item write on the list drops the list's entries on this instance; entries
 // also expire after countTTL, which bounds staleness on other instances.
 type countCache struct {
@@ -17,7 +18,9 @@ type countCache struct {
 	size int
 }
 
-type countKey struct{ list, view, user string }
+// countKey names one count; filter is "" for totalInView, else a digest of
+// the listing's full condition (visibility, view filter, user filter, q).
+type countKey struct{ list, view, user, filter string }
 
 type countEntry struct {
 	n   int
@@ -44,13 +47,24 @@ func (c *countCache) get(k countKey) (int, bool) {
 	return e.n, true
 }
 
-func (c *countCache) put(k countKey, n int) {
+// generation is read before counting; put with it stores nothing useful if an
+// item write committed meanwhile (the entry is already outdated).
+func (c *countCache) generation(list string) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.gen[list]
+}
+
+func (c *countCache) put(k countKey, n int, gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen[k.list] {
+		return
+	}
 	if len(c.m) >= maxCountCache {
 		c.m = map[countKey]countEntry{}
 	}
-	c.m[k] = countEntry{n: n, gen: c.gen[k.list], at: c.now()}
+	c.m[k] = countEntry{n: n, gen: gen, at: c.now()}
 }
 
 // changed invalidates the counts of a list (called after item writes commit).

@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
@@ -149,7 +147,7 @@ func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in 
 
 func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, vals map[string]any) (*Item, error) {
 	now := s.now().UTC().Truncate(time.Millisecond)
-	it := &Item{GUID: uuid.NewString(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
+	it := &Item{GUID: newKey(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 		Inherits: true, UpdatedName: p.DisplayName, Values: map[string]any{}}
 	for _, f := range sc.fields {
 		it.Values[f.ID] = vals[f.ID]

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/lists/field"
@@ -32,7 +30,7 @@ func (s *Service) SeedItems(ctx context.Context, p *auth.Principal, listID strin
 		if f := sc.field(sysCreatedBy); f != nil {
 			vals[f.ID] = field.Subject{PrincipalType: "user", ID: p.UserID, Display: p.DisplayName}
 		}
-		batch = append(batch, &row{GUID: uuid.NewString(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
+		batch = append(batch, &row{GUID: newKey(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 			Inherits: true, Search: searchText(sc.fields, vals), Cells: cells(sc, vals, nil)})
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {

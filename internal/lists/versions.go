@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 )
@@ -74,7 +72,7 @@ func (s *Service) addVersion(ctx context.Context, sc *schema, it *Item, prev map
 	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO list_item_versions (id, list_id, item_guid, version_number, change_type,
 		field_values, changes, changed_by, created_at)
 		VALUES (?, ?, ?, (SELECT COALESCE(max(version_number), 0) + 1 FROM list_item_versions WHERE item_guid = ?), ?, ?, ?, ?, ?)`,
-		uuid.NewString(), sc.list.ID, it.GUID, it.GUID, change, string(vals), ch, p.UserID, it.UpdatedAt)
+		newKey(), sc.list.ID, it.GUID, it.GUID, change, string(vals), ch, p.UserID, it.UpdatedAt)
 	if err != nil {
 		return fmt.Errorf("insert version: %w", err)
 	}
