@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"encoding/json"
+	"github.com/google/uuid"
 	"log/slog"
 	"time"
 
