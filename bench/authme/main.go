@@ -51,7 +51,9 @@ func main() {
 
 	dbURL := ""
 	if *dbFlag != "sqlite" {
-		dbURL = freshDB(*dbFlag)
+		var drop func()
+		dbURL, drop = freshDB(*dbFlag)
+		defer drop()
 	}
 	addr, pprofAddr := freePort(), freePort()
 	cmd := exec.Command(bin, "serve")
@@ -59,7 +61,8 @@ func main() {
 		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn", "CORE_PPROF_ADDR="+pprofAddr)
 	start := time.Now()
 	must(cmd.Start())
-	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	defer stop()
 	base := "http://" + addr
 	for {
 		resp, err := http.Get(base + "/health")
@@ -178,17 +181,21 @@ func rssKB(pid int, field string) int {
 	return 0
 }
 
-func freshDB(admin string) string {
+// freshDB creates a database for the run and returns its URL and a function
+// that drops it (called after the server has stopped).
+func freshDB(admin string) (string, func()) {
 	db, err := sql.Open("pgx", admin)
 	must(err)
-	defer db.Close()
 	name := fmt.Sprintf("bench_authme_%d", rand.Uint32())
 	_, err = db.Exec("CREATE DATABASE " + name)
 	must(err)
 	u, err := url.Parse(admin)
 	must(err)
 	u.Path = "/" + name
-	return u.String()
+	return u.String(), func() {
+		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
+		db.Close()
+	}
 }
 
 func freePort() string {
