@@ -36,21 +36,13 @@ type listIn struct {
 }
 
 func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*EventReceiver], error) {
-	rs, err := h.svc.List(ctx, in.ListID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(rs), nil
+	return web.Reply(h.svc.List(ctx, in.ListID))
 }
 
 type createIn struct{ Body NewEventReceiver }
 
 func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[*EventReceiver], error) {
-	r, err := h.svc.Create(ctx, in.Body)
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(r), nil
+	return web.ReplyCreated(h.svc.Create(ctx, in.Body))
 }
 
 type idIn struct {

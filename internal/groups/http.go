@@ -54,11 +54,7 @@ func (h *Handler) list(ctx context.Context, in *groupsListIn) (*web.Out[[]*Group
 			return nil, err
 		}
 	}
-	gs, err := h.svc.List(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(gs), nil
+	return web.Reply(h.svc.List(ctx, q))
 }
 
 type groupsIdPath struct {
@@ -73,19 +69,11 @@ type groupsCreateIn struct {
 }
 
 func (h *Handler) create(ctx context.Context, in *groupsCreateIn) (*web.Out[*GroupDetail], error) {
-	g, err := h.svc.Create(ctx, in.Body.Name, in.Body.Description)
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(g), nil
+	return web.ReplyCreated(h.svc.Create(ctx, in.Body.Name, in.Body.Description))
 }
 
 func (h *Handler) get(ctx context.Context, in *groupsIdPath) (*web.Out[*GroupDetail], error) {
-	g, err := h.svc.Get(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(g), nil
+	return web.Reply(h.svc.Get(ctx, in.ID))
 }
 
 type groupsUpdateIn struct {
@@ -97,11 +85,7 @@ type groupsUpdateIn struct {
 }
 
 func (h *Handler) update(ctx context.Context, in *groupsUpdateIn) (*web.Out[*GroupDetail], error) {
-	g, err := h.svc.Update(ctx, in.ID, in.Body.Name, in.Body.Description)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(g), nil
+	return web.Reply(h.svc.Update(ctx, in.ID, in.Body.Name, in.Body.Description))
 }
 
 func (h *Handler) delete(ctx context.Context, in *groupsIdPath) (*web.Out[any], error) {
@@ -128,11 +112,7 @@ func (h *Handler) addMember(ctx context.Context, in *groupsAddMemberIn) (*web.Ou
 	if b.ExternalID != "" || b.Login != "" {
 		m.Directory = &users.DirectoryUser{ExternalID: b.ExternalID, Login: b.Login, DisplayName: b.DisplayName, Email: b.Email}
 	}
-	g, err := h.svc.AddMember(ctx, in.ID, m)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(g), nil
+	return web.Reply(h.svc.AddMember(ctx, in.ID, m))
 }
 
 type groupsMemberPath struct {

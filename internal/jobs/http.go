@@ -49,11 +49,7 @@ type idIn struct {
 }
 
 func (h *Handler) get(ctx context.Context, in *idIn) (*web.Out[*Job], error) {
-	j, err := h.q.Get(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(j), nil
+	return web.Reply(h.q.Get(ctx, in.ID))
 }
 
 // JobRetention is the job journal retention.

@@ -90,11 +90,7 @@ type nodeQuery struct {
 }
 
 func (h *Handler) lists(ctx context.Context, in *nodeQuery) (*web.Out[[]ListOut], error) {
-	out, err := h.svc.Lists(ctx, auth.FromContext(ctx), in.NodeID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.Lists(ctx, auth.FromContext(ctx), in.NodeID))
 }
 
 type createListIn struct {
@@ -108,11 +104,7 @@ type createListIn struct {
 
 func (h *Handler) createList(ctx context.Context, in *createListIn) (*web.Out[ListOut], error) {
 	b := in.Body
-	out, err := h.svc.Create(ctx, auth.FromContext(ctx), NewList{NodeID: b.NodeID, Title: b.Title, Slug: b.Slug, Description: b.Description})
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(out), nil
+	return web.ReplyCreated(h.svc.Create(ctx, auth.FromContext(ctx), NewList{NodeID: b.NodeID, Title: b.Title, Slug: b.Slug, Description: b.Description}))
 }
 
 type ListIDParams struct {
@@ -120,11 +112,7 @@ type ListIDParams struct {
 }
 
 func (h *Handler) getList(ctx context.Context, in *ListIDParams) (*web.Out[ListOut], error) {
-	out, err := h.svc.Get(ctx, auth.FromContext(ctx), in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.Get(ctx, auth.FromContext(ctx), in.ID))
 }
 
 type updateListIn struct {
@@ -177,11 +165,7 @@ type ListPathParams struct {
 }
 
 func (h *Handler) fields(ctx context.Context, in *ListPathParams) (*web.Out[[]FieldOut], error) {
-	out, err := h.svc.Fields(ctx, auth.FromContext(ctx), in.ListID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.Fields(ctx, auth.FromContext(ctx), in.ListID))
 }
 
 type listFieldBody struct {
@@ -207,11 +191,7 @@ type createFieldIn struct {
 }
 
 func (h *Handler) createField(ctx context.Context, in *createFieldIn) (*web.Out[FieldOut], error) {
-	out, err := h.svc.CreateField(ctx, auth.FromContext(ctx), in.ListID, in.Body.input())
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(out), nil
+	return web.ReplyCreated(h.svc.CreateField(ctx, auth.FromContext(ctx), in.ListID, in.Body.input()))
 }
 
 type FieldPathParams struct {
@@ -225,11 +205,7 @@ type updateFieldIn struct {
 }
 
 func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[FieldOut], error) {
-	out, err := h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Body.input())
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Body.input()))
 }
 
 func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Out[any], error) {
@@ -240,11 +216,7 @@ func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Ou
 }
 
 func (h *Handler) views(ctx context.Context, in *ListPathParams) (*web.Out[[]ListView], error) {
-	out, err := h.svc.Views(ctx, auth.FromContext(ctx), in.ListID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.Views(ctx, auth.FromContext(ctx), in.ListID))
 }
 
 type listViewBody struct {
@@ -267,11 +239,7 @@ type createViewIn struct {
 }
 
 func (h *Handler) createView(ctx context.Context, in *createViewIn) (*web.Out[ListView], error) {
-	out, err := h.svc.CreateView(ctx, auth.FromContext(ctx), in.ListID, in.Body.input())
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(out), nil
+	return web.ReplyCreated(h.svc.CreateView(ctx, auth.FromContext(ctx), in.ListID, in.Body.input()))
 }
 
 type ViewPathParams struct {
@@ -280,11 +248,7 @@ type ViewPathParams struct {
 }
 
 func (h *Handler) getView(ctx context.Context, in *ViewPathParams) (*web.Out[ListView], error) {
-	out, err := h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID))
 }
 
 type updateViewIn struct {
@@ -293,11 +257,7 @@ type updateViewIn struct {
 }
 
 func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[ListView], error) {
-	out, err := h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input())
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input()))
 }
 
 func (h *Handler) deleteView(ctx context.Context, in *ViewPathParams) (*web.Out[any], error) {

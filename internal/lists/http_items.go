@@ -81,11 +81,7 @@ type createItemIn struct {
 }
 
 func (h *Handler) createItem(ctx context.Context, in *createItemIn) (*web.Out[ItemOut], error) {
-	out, err := h.svc.CreateItem(ctx, auth.FromContext(ctx), in.ListID, values(in.Body.FieldValues))
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(out), nil
+	return web.ReplyCreated(h.svc.CreateItem(ctx, auth.FromContext(ctx), in.ListID, values(in.Body.FieldValues)))
 }
 
 type ItemPathParams struct {
@@ -94,11 +90,7 @@ type ItemPathParams struct {
 }
 
 func (h *Handler) getItem(ctx context.Context, in *ItemPathParams) (*web.Out[ItemOut], error) {
-	out, err := h.svc.GetItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.GetItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
 type updateItemIn struct {
@@ -107,11 +99,7 @@ type updateItemIn struct {
 }
 
 func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[ItemOut], error) {
-	out, err := h.svc.UpdateItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, values(in.Body.FieldValues))
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.UpdateItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, values(in.Body.FieldValues)))
 }
 
 func (h *Handler) deleteItem(ctx context.Context, in *ItemPathParams) (*web.Out[any], error) {
@@ -150,11 +138,7 @@ func (h *Handler) quickEdit(ctx context.Context, in *quickEditIn) (*web.Out[Quic
 	for _, c := range in.Body.Creates {
 		crs = append(crs, QuickCreate{ClientRowID: c.ClientRowID, FieldValues: values(c.FieldValues)})
 	}
-	out, err := h.svc.QuickEdit(ctx, auth.FromContext(ctx), in.ListID, ups, crs)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.QuickEdit(ctx, auth.FromContext(ctx), in.ListID, ups, crs))
 }
 
 // ParseIDs reads "1,2,3" (at most max numbers).
@@ -198,19 +182,11 @@ func (h *Handler) syncState(ctx context.Context, in *syncIn) (*web.Out[itemsSync
 }
 
 func (h *Handler) versions(ctx context.Context, in *ItemPathParams) (*web.Out[VersionHistory], error) {
-	out, err := h.svc.ItemVersions(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.ItemVersions(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
 func (h *Handler) permSettings(ctx context.Context, in *ItemPathParams) (*web.Out[ItemInheritance], error) {
-	out, err := h.svc.ItemPermissionSettings(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.ItemPermissionSettings(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
 type setItemPermIn struct {
@@ -221,11 +197,7 @@ type setItemPermIn struct {
 }
 
 func (h *Handler) setPermSettings(ctx context.Context, in *setItemPermIn) (*web.Out[ItemInheritance], error) {
-	out, err := h.svc.SetItemInheritance(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.Body.InheritFromParent)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.SetItemInheritance(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, in.Body.InheritFromParent))
 }
 
 type personIn struct {
@@ -240,11 +212,7 @@ func (h *Handler) personOptions(ctx context.Context, in *personIn) (*web.Out[[]L
 	if in.ExcludeIDs != "" {
 		ex = strings.Split(in.ExcludeIDs, ",")
 	}
-	out, err := h.svc.PersonOptions(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Q, ex)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.PersonOptions(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Q, ex))
 }
 
 type lookupIn struct {
@@ -256,19 +224,11 @@ type lookupIn struct {
 }
 
 func (h *Handler) lookupOptions(ctx context.Context, in *lookupIn) (*web.Out[LookupOptions], error) {
-	out, err := h.svc.LookupOptions(ctx, auth.FromContext(ctx), in.ListID, in.TargetListID, in.TargetLibraryID, in.Q, in.LookupFieldID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.LookupOptions(ctx, auth.FromContext(ctx), in.ListID, in.TargetListID, in.TargetLibraryID, in.Q, in.LookupFieldID))
 }
 
 func (h *Handler) attachments(ctx context.Context, in *ItemPathParams) (*web.Out[[]ItemAttachment], error) {
-	out, err := h.svc.Attachments(ctx, auth.FromContext(ctx), in.ListID, in.ItemID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(out), nil
+	return web.Reply(h.svc.Attachments(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
 type AttachmentPathParams struct {

@@ -41,29 +41,17 @@ Addresses are bare (name@domain.tld); at most 100 recipients in total; text or h
 }
 
 func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[SMTPSettings], error) {
-	v, err := h.svc.Settings(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(v), nil
+	return web.Reply(h.svc.Settings(ctx))
 }
 
 type putIn struct{ Body SMTPSettingsInput }
 
 func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[SMTPSettings], error) {
-	v, err := h.svc.SaveSettings(ctx, in.Body)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(v), nil
+	return web.Reply(h.svc.SaveSettings(ctx, in.Body))
 }
 
 func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[SMTPStatus], error) {
-	st, err := h.svc.CheckStatus(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(st), nil
+	return web.Reply(h.svc.CheckStatus(ctx))
 }
 
 // SMTPTestBody is the body of POST /admin/settings/smtp/test.

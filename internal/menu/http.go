@@ -97,11 +97,7 @@ func (h *Handler) settings(ctx context.Context, in *menuSettingsIn) (*web.Out[Se
 	if err != nil {
 		return nil, err
 	}
-	st, err := h.svc.SaveSettings(ctx, p, in.NodeID, Settings{InheritParent: in.Body.InheritParent})
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(st), nil
+	return web.Reply(h.svc.SaveSettings(ctx, p, in.NodeID, Settings{InheritParent: in.Body.InheritParent}))
 }
 
 type menuAddIn struct {
@@ -120,11 +116,7 @@ func (h *Handler) add(ctx context.Context, in *menuAddIn) (*web.Out[*Item], erro
 		return nil, err
 	}
 	b := in.Body
-	it, err := h.svc.AddItem(ctx, p, in.NodeID, NewItem{Title: b.Title, Link: b.Link, ParentItemID: b.ParentItemID, OpenInNewTab: b.OpenInNewTab})
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(it), nil
+	return web.ReplyCreated(h.svc.AddItem(ctx, p, in.NodeID, NewItem{Title: b.Title, Link: b.Link, ParentItemID: b.ParentItemID, OpenInNewTab: b.OpenInNewTab}))
 }
 
 type menuItemPath struct {
@@ -148,11 +140,7 @@ func (h *Handler) update(ctx context.Context, in *menuUpdateIn) (*web.Out[*Item]
 		return nil, err
 	}
 	b := in.Body
-	it, err := h.svc.UpdateItem(ctx, p, in.NodeID, in.ItemID, ItemPatch{Title: b.Title, Link: b.Link, OpenInNewTab: b.OpenInNewTab})
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(it), nil
+	return web.Reply(h.svc.UpdateItem(ctx, p, in.NodeID, in.ItemID, ItemPatch{Title: b.Title, Link: b.Link, OpenInNewTab: b.OpenInNewTab}))
 }
 
 func (h *Handler) delete(ctx context.Context, in *menuItemPath) (*web.Out[any], error) {
@@ -179,9 +167,5 @@ func (h *Handler) move(ctx context.Context, in *menuMoveIn) (*web.Out[[]*Item], 
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.svc.Move(ctx, p, in.NodeID, in.ItemID, in.Body.Direction)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(items), nil
+	return web.Reply(h.svc.Move(ctx, p, in.NodeID, in.ItemID, in.Body.Direction))
 }

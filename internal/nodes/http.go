@@ -43,11 +43,7 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]*Node], err
 	if err != nil {
 		return nil, err
 	}
-	ns, err := h.svc.List(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(ns), nil
+	return web.Reply(h.svc.List(ctx, p))
 }
 
 type nodesCreateIn struct {
@@ -70,11 +66,7 @@ func (h *Handler) create(ctx context.Context, in *nodesCreateIn) (*web.Out[*Node
 	if b.ParentID != nil {
 		nn.ParentID = *b.ParentID
 	}
-	n, err := h.svc.Create(ctx, p, nn)
-	if err != nil {
-		return nil, err
-	}
-	return web.Created(n), nil
+	return web.ReplyCreated(h.svc.Create(ctx, p, nn))
 }
 
 func (h *Handler) get(ctx context.Context, in *nodesIdPath) (*web.Out[*Node], error) {
@@ -82,11 +74,7 @@ func (h *Handler) get(ctx context.Context, in *nodesIdPath) (*web.Out[*Node], er
 	if err != nil {
 		return nil, err
 	}
-	n, err := h.svc.Get(ctx, p, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(n), nil
+	return web.Reply(h.svc.Get(ctx, p, in.ID))
 }
 
 type nodesUpdateIn struct {
@@ -106,11 +94,7 @@ func (h *Handler) update(ctx context.Context, in *nodesUpdateIn) (*web.Out[*Node
 		return nil, err
 	}
 	b := in.Body
-	n, err := h.svc.Update(ctx, p, in.ID, Patch{Parent: b.ParentID, Slug: b.Slug, Title: b.Title, Description: b.Description, SortOrder: b.SortOrder})
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(n), nil
+	return web.Reply(h.svc.Update(ctx, p, in.ID, Patch{Parent: b.ParentID, Slug: b.Slug, Title: b.Title, Description: b.Description, SortOrder: b.SortOrder}))
 }
 
 func (h *Handler) delete(ctx context.Context, in *nodesIdPath) (*web.Out[any], error) {

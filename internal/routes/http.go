@@ -43,11 +43,7 @@ func (h *Handler) resolve(ctx context.Context, in *routesResolveIn) (*web.Out[*R
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.svc.Resolve(ctx, p, in.Path)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(r), nil
+	return web.Reply(h.svc.Resolve(ctx, p, in.Path))
 }
 
 type routesCanonicalIn struct {
@@ -61,11 +57,7 @@ func (h *Handler) canonical(ctx context.Context, in *routesCanonicalIn) (*web.Ou
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.svc.Canonical(ctx, p, in.Type, in.NodeID, in.ResourceID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(r), nil
+	return web.Reply(h.svc.Canonical(ctx, p, in.Type, in.NodeID, in.ResourceID))
 }
 
 type routesLegacyIn struct {
@@ -77,9 +69,5 @@ func (h *Handler) legacy(ctx context.Context, in *routesLegacyIn) (*web.Out[*Rou
 	if err != nil {
 		return nil, err
 	}
-	r, err := h.svc.Legacy(ctx, p, in.Path)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(r), nil
+	return web.Reply(h.svc.Legacy(ctx, p, in.Path))
 }

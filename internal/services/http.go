@@ -29,11 +29,7 @@ func (h *Handler) Register(api huma.API) {
 }
 
 func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]ServiceRecord], error) {
-	rows, err := h.svc.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(rows), nil
+	return web.Reply(h.svc.List(ctx))
 }
 
 // ServicePatchBody is the body of PATCH /services/{key}.
@@ -49,11 +45,7 @@ type updateIn struct {
 }
 
 func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[ServiceRecord], error) {
-	r, err := h.svc.Update(ctx, in.Key, Patch{IsEnabled: in.Body.IsEnabled, CronEnabled: in.Body.CronEnabled, CronExpression: in.Body.CronExpression})
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(r), nil
+	return web.Reply(h.svc.Update(ctx, in.Key, Patch{IsEnabled: in.Body.IsEnabled, CronEnabled: in.Body.CronEnabled, CronExpression: in.Body.CronExpression}))
 }
 
 // ServiceRunBody is the optional body of POST /services/{key}/run.
@@ -71,9 +63,5 @@ func (h *Handler) run(ctx context.Context, in *runIn) (*web.Out[ServiceRunResult
 	if in.Body != nil && in.Body.DeactivateMissing != nil {
 		opts = map[string]any{"deactivateMissing": *in.Body.DeactivateMissing}
 	}
-	res, err := h.svc.Run(ctx, in.Key, opts)
-	if err != nil {
-		return nil, err
-	}
-	return web.Accepted(res), nil
+	return web.ReplyAccepted(h.svc.Run(ctx, in.Key, opts))
 }

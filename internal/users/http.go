@@ -35,11 +35,7 @@ func (h *Handler) me(ctx context.Context, _ *struct{}) (*web.Out[Card], error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.svc.Card(ctx, p.UserID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(c), nil
+	return web.Reply(h.svc.Card(ctx, p.UserID))
 }
 
 type listIn struct {
@@ -84,11 +80,7 @@ func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[Card], err
 }
 
 func (h *Handler) get(ctx context.Context, in *IDPath) (*web.Out[Card], error) {
-	c, err := h.svc.Card(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(c), nil
+	return web.Reply(h.svc.Card(ctx, in.ID))
 }
 
 type updateIn struct {

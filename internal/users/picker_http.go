@@ -52,11 +52,7 @@ func (h *PickerHandler) search(ctx context.Context, in *pickerSearchIn) (*web.Ou
 }
 
 func (h *PickerHandler) profile(ctx context.Context, in *pickerIDPath) (*web.Out[UserProfile], error) {
-	p, err := h.svc.Profile(ctx, in.ID)
-	if err != nil {
-		return nil, err
-	}
-	return web.OK(p), nil
+	return web.Reply(h.svc.Profile(ctx, in.ID))
 }
 
 type pickerAvatarOut struct {

@@ -38,3 +38,27 @@ func Paged[T any](data T, meta any) *Out[T] {
 
 // Empty answers 200 with data null (deletes and other operations without a result).
 func Empty() *Out[any] { return &Out[any]{Status: 200, Body: Envelope[any]{Success: true}} }
+
+// Reply turns a service result into a 200 answer: web.Reply(h.svc.Get(ctx, id)).
+func Reply[T any](data T, err error) (*Out[T], error) {
+	if err != nil {
+		return nil, err
+	}
+	return OK(data), nil
+}
+
+// ReplyCreated is Reply with 201.
+func ReplyCreated[T any](data T, err error) (*Out[T], error) {
+	if err != nil {
+		return nil, err
+	}
+	return Created(data), nil
+}
+
+// ReplyAccepted is Reply with 202.
+func ReplyAccepted[T any](data T, err error) (*Out[T], error) {
+	if err != nil {
+		return nil, err
+	}
+	return Accepted(data), nil
+}
