@@ -29,7 +29,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPost, "/lists", "createList", "Create a list",
 		"Edit on the node. Creates the system fields title (text, required), created_by (person, users only, single) and item_number, and the default view. Slug: lowercase letters, digits, hyphens; unique per node (409)."), h.createList)
 	web.Register(api, op(http.MethodGet, "/lists/{id}", "getList", "A list with its fields and form_config", "View on the list."), h.getList)
-	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "ItemChange a list",
+	web.Register(api, op(http.MethodPatch, "/lists/{id}", "updateList", "Change a list",
 		"Edit on the list. formConfig replaces the whole form configuration: keys new, view, edit; each { script (≤ 65,536 characters), showStandardForm (default true), webParts[] { instanceId uuid, definitionKey, title, properties object, placement before|after (default after) } }. versioningEnabled and searchEnabled are for administrators (403 otherwise)."), h.updateList)
 	web.Register(api, op(http.MethodDelete, "/lists/{id}", "deleteList", "Move a list to the recycle bin",
 		"Delete on the node of the list. One recycle-bin entry (kind list) holds the list, its fields, views and content; items of the list already in the bin are purged. Restore through the node's recycle bin."), h.deleteList)
@@ -39,7 +39,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",
 		"Edit on the list. fieldType: text, multiline_text, html_text, choice {choices[], allowMultiple=false}, number, date, datetime, boolean, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}, link. internalName is optional (default field_<n>), lowercase letters, digits and _. sortOrder is 0..1000000. A lookup needs view on its target list (404 when missing or not visible); lookup values need view on the target item (400 alike for missing and hidden items)."), h.createField)
-	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "ItemChange a field",
+	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "Change a field",
 		"Edit on the list. settings keys given replace the stored ones. Tightening choice or person settings normalises stored values in the same transaction: values outside the allowed options or subject types are removed; with allowMultiple=false the first remaining value is kept. The type and internal name cannot change. System fields: title allows only isRequired; created_by and item_number cannot be edited."), h.updateField)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/fields/{fieldId}", "deleteField", "Delete a field",
 		"Edit on the list. System fields cannot be deleted. Stored values are dropped and views stop referring to the field."), h.deleteField)
@@ -48,7 +48,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, adminOp(http.MethodPost, "/lists/{listId}/views", "createView", "Create a view",
 		"config: columns[] (field UUIDs, internal names or __created_at/__updated_at; normalised to UUIDs), sort[] {column, direction}, groupBy {column} or null, filter {logic, conditions[]}, pageSize 1-500 (default 50), selectionMode none|single|multiple, showActionsColumn (default true), hideFromSelector. isDefault=true makes it the default view. Indexes are created for the columns the view sorts, groups and filters on."), h.createView)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/views/{viewId}", "getView", "One view", "View on the list."), h.getView)
-	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "ItemChange a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
+	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "Change a view", "config replaces the whole config (missing keys take their defaults)."), h.updateView)
 	web.Register(api, adminOp(http.MethodDelete, "/lists/{listId}/views/{viewId}", "deleteView", "Delete a view", "The default view cannot be deleted (400)."), h.deleteView)
 	h.registerItems(api)
 	h.documentStreams(api)
