@@ -55,6 +55,7 @@ const maxQ = 200
 type exceptions struct {
 	listLevel acl.Level
 	special   map[string]bool // in deny or allow
+	all       bool            // the caller may view every item
 }
 
 // visibility is the SQL condition of the items the caller may view.
@@ -68,7 +69,7 @@ func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schem
 	if err != nil {
 		return "", nil, nil, err
 	}
-	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow))}
+	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow)), all: lvl >= acl.View && len(deny) == 0}
 	for _, g := range deny {
 		ex.special[g] = true
 	}
@@ -198,29 +199,34 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 		numbers, err = s.pageNumbers(ctx, table, whereSQL, order, args, limit, (page-1)*limit)
 		return err
 	}}
-	if n, ok := s.counts.get(totalKey); ok {
-		total = n
-	} else {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			total, err = s.count(ctx, table, whereSQL, args)
+	counted := func(dst *int, key countKey, where string, args []any) {
+		if n, ok := s.counts.get(key); ok {
+			*dst = n
+			return
+		}
+		tasks = append(tasks, func(ctx context.Context) (err error) {
+			*dst, err = s.count(ctx, table, where, args)
 			return err
 		})
 	}
-	if n, ok := s.counts.get(viewKey); filtered && ok {
-		totalInView = n
-	} else if filtered {
-		tasks = append(tasks, func(ctx context.Context) error {
-			var err error
-			totalInView, err = s.count(ctx, table, inViewSQL, inViewArgs)
+	// A view without a filter shows a caller who may view every item the
+	// whole list: its count is kept by the item table's triggers.
+	if ex.all && viewSQL == "" {
+		tasks = append(tasks, func(ctx context.Context) (err error) {
+			totalInView, err = s.itemCount(ctx, sc.list)
 			return err
 		})
+	} else {
+		counted(&totalInView, viewKey, inViewSQL, inViewArgs)
+	}
+	if filtered {
+		counted(&total, totalKey, whereSQL, args)
 	}
 	if err := runAll(ctx, tasks); err != nil {
 		return nil, ListMeta{}, err
 	}
 	if !filtered {
-		totalInView = total
+		total = totalInView
 	}
 	if !store.InTransaction(ctx) { // a transaction may count its own uncommitted writes
 		s.counts.put(viewKey, totalInView, gen)

@@ -141,6 +141,9 @@ func (s *Store) deleteList(ctx context.Context, id string) error {
 			return fmt.Errorf("purge %s: %w", t, err)
 		}
 	}
+	if _, err := q.ExecContext(ctx, "DELETE FROM list_item_counts WHERE list_id = ?", id); err != nil {
+		return fmt.Errorf("purge list_item_counts: %w", err)
+	}
 	if _, err := q.ExecContext(ctx, "DELETE FROM lists WHERE id = ?", id); err != nil {
 		return fmt.Errorf("purge list: %w", err)
 	}

@@ -80,6 +80,9 @@ func (s *Store) createItemTable(ctx context.Context, l *List, fields []*field.De
 			return err
 		}
 	}
+	if err := s.installCounter(ctx, l); err != nil {
+		return err
+	}
 	return s.tuneVacuum(ctx, l)
 }
 
