@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,5 +132,32 @@ func TestInvalidInputOnPostgres(t *testing.T) {
 	_, err = db.W(ctx).ExecContext(ctx, "INSERT INTO settings (key, value, updated_at) VALUES (?, ?, now())", "nul", "a\x00b")
 	if !store.IsInvalidInput(err) {
 		t.Fatalf("NUL: %v", err)
+	}
+}
+
+// Parallel query is off on the service's sessions unless DATABASE_URL sets it.
+func TestParallelQueryDefault(t *testing.T) {
+	if storetest.PostgresURL(t) == "" {
+		t.Skip("TEST_DATABASE_URL not set")
+	}
+	ctx := context.Background()
+	base := storetest.FreshPostgresDB(t)
+	for _, tc := range []struct{ suffix, want string }{{"", "0"}, {"max_parallel_workers_per_gather=2", "2"}} {
+		u := base
+		if tc.suffix != "" {
+			u += map[bool]string{true: "&", false: "?"}[strings.Contains(u, "?")] + tc.suffix
+		}
+		db, err := store.Open(ctx, u, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got string
+		if err := db.Q(ctx).QueryRowContext(ctx, "SHOW max_parallel_workers_per_gather").Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if got != tc.want {
+			t.Fatalf("URL %q: max_parallel_workers_per_gather = %s, want %s", u, got, tc.want)
+		}
 	}
 }
