@@ -76,15 +76,7 @@ func TestListsItemCountsFollowEveryWrite(t *testing.T) {
 			check(t, a, 61)
 		})
 		t.Run("hidden items are not counted for the caller who cannot see them", func(t *testing.T) {
-			a.Do(t, "PATCH", f.path("/items/3/permission-settings"), map[string]any{"inheritFromParent": false}).Expect(t, 200)
-			var recs []map[string]any
-			it := a.Do(t, "GET", f.path("/items/3"), nil).Expect(t, 200).Map(t)
-			a.Do(t, "GET", "/permissions?resourceType=list_item&resourceId="+it["guid"].(string), nil).Expect(t, 200).Into(t, &recs)
-			for _, r := range recs {
-				if r["principalId"] == vid {
-					a.Do(t, "DELETE", "/permissions/"+r["id"].(string), nil).Expect(t, 200)
-				}
-			}
+			f.isolate(t, 3, vid)
 			check(t, viewer, 60)
 			check(t, a, 61)
 		})

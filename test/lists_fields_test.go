@@ -130,7 +130,7 @@ func TestListsFieldsAndSettings(t *testing.T) {
 				a.Do(t, "PATCH", f.path(""), map[string]any{"formConfig": bad}).Expect(t, 400, "VALIDATION_ERROR")
 			}
 			editor, uid := s.CreateUser(t, "fieldeditor", false)
-			a.Do(t, "POST", "/permissions", map[string]any{"resourceType": "list", "resourceId": f.listID, "principalType": "user", "principalId": uid, "permissionLevel": "edit"}).Expect(t, 200)
+			a.Do(t, "POST", "/permissions", map[string]any{"resourceType": "node", "resourceId": f.nodeID, "principalType": "user", "principalId": uid, "permissionLevel": "edit"}).Expect(t, 200)
 			editor.Do(t, "PATCH", f.path(""), map[string]any{"versioningEnabled": true}).Expect(t, 403, "FORBIDDEN")
 			editor.Do(t, "PATCH", f.path(""), map[string]any{"searchEnabled": false}).Expect(t, 403, "FORBIDDEN")
 			editor.Do(t, "PATCH", f.path(""), map[string]any{"description": "ok"}).Expect(t, 200)

@@ -102,3 +102,19 @@ func adminID(t *testing.T, c *kit.Client) string {
 	t.Helper()
 	return c.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)["id"].(string)
 }
+
+// isolate breaks an item's inheritance (copying the list's records) and then
+// removes the records of principal, who can no longer see the item.
+func (f *listFixture) isolate(t *testing.T, number int, principal string) {
+	t.Helper()
+	a := f.admin
+	a.Do(t, "PATCH", f.pathf("/items/%d/permission-settings", number), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+	it := a.Do(t, "GET", f.pathf("/items/%d", number), nil).Expect(t, 200).Map(t)
+	var recs []map[string]any
+	a.Do(t, "GET", "/permissions?resourceType=list_item&resourceId="+it["guid"].(string), nil).Expect(t, 200).Into(t, &recs)
+	for _, r := range recs {
+		if r["principalId"] == principal {
+			a.Do(t, "DELETE", "/permissions/"+r["id"].(string), nil).Expect(t, 200)
+		}
+	}
+}

@@ -155,7 +155,7 @@ func TestListsSecurityReview(t *testing.T) {
 			a.Do(t, "POST", f.path("/fields"), map[string]any{"title": "big", "fieldType": "text", "sortOrder": 3_000_000_000}).Expect(t, 400, "VALIDATION_ERROR")
 			f.addField(t, "code", "text", nil)
 			a.Do(t, "PATCH", f.path("/fields/"+f.fields["code"]), map[string]any{"sortOrder": 1 << 40}).Expect(t, 400, "VALIDATION_ERROR")
-			a.Do(t, "PATCH", f.path("/fields/"+f.fields["code"]), map[string]any{"sortOrder": -1}).Expect(t, 400, "VALIDATION_ERROR")
+			a.Do(t, "PATCH", f.path("/fields/"+f.fields["code"]), map[string]any{"sortOrder": -2_000_000}).Expect(t, 400, "VALIDATION_ERROR")
 			f.addField(t, "when", "datetime", nil)
 			for _, v := range []string{"9999-12-31T23:00:00-05:00", "0000-01-01T01:00:00+05:00"} {
 				a.Do(t, "POST", f.path("/items"), map[string]any{"fieldValues": map[string]any{"title": "t", "when": v}}).Expect(t, 400, "VALIDATION_ERROR")

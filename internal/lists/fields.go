@@ -39,14 +39,19 @@ type FieldInput struct {
 
 var internalNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
 
+// generatedNameRE is the form of the internal names the server gives fields
+// created without one (field_<column>); callers cannot choose it, so a
+// generated name never meets a taken one.
+var generatedNameRE = regexp.MustCompile(`^field_[0-9]+$`)
+
 const maxFields = 200
 
-// maxSortOrder bounds sortOrder so that it fits the INTEGER column of both databases.
+// maxSortOrder bounds sortOrder (either sign) so that it fits the INTEGER column of both databases.
 const maxSortOrder = 1_000_000
 
 func checkSortOrder(n int) error {
-	if n < 0 || n > maxSortOrder {
-		return fault.Validation("sortOrder", "sortOrder must be between 0 and %d", maxSortOrder)
+	if n < -maxSortOrder || n > maxSortOrder {
+		return fault.Validation("sortOrder", "sortOrder must be between %d and %d", -maxSortOrder, maxSortOrder)
 	}
 	return nil
 }
@@ -116,6 +121,9 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 		f.InternalName = *in.InternalName
 		if !internalNameRE.MatchString(f.InternalName) || strings.HasPrefix(f.InternalName, "__") {
 			return FieldOut{}, fault.Validation("internalName", "internalName must be lowercase letters, digits and _ (starting with a letter)")
+		}
+		if generatedNameRE.MatchString(f.InternalName) {
+			return FieldOut{}, fault.Validation("internalName", "internalName of the form field_<number> is reserved for generated names")
 		}
 		if sc.field(f.InternalName) != nil {
 			return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
@@ -206,7 +214,7 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 			return FieldOut{}, fault.Validation("fieldId", "system field %q cannot be edited", f.InternalName)
 		}
 		if in.Title != nil && *in.Title != f.Title || in.FieldType != nil && *in.FieldType != f.Type ||
-			len(in.Settings) > 0 && string(in.Settings) != "null" || in.SortOrder != nil && *in.SortOrder != f.SortOrder ||
+			!sameSettings(f.Settings, in.Settings) || in.SortOrder != nil && *in.SortOrder != f.SortOrder ||
 			in.InternalName != nil && *in.InternalName != f.InternalName {
 			return FieldOut{}, fault.Validation("fieldId", "only isRequired can be changed on system field %q", f.InternalName)
 		}
@@ -263,6 +271,20 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 }
 
 // mergeSettings applies the keys present in the request over the stored settings.
+// sameSettings reports whether raw (absent, null or an object) states exactly
+// the settings cur already has, so a client may send a field back unchanged.
+func sameSettings(cur field.FieldSettings, raw json.RawMessage) bool {
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	var given, stored any
+	curJSON, _ := json.Marshal(cur)
+	if json.Unmarshal(raw, &given) != nil || json.Unmarshal(curJSON, &stored) != nil {
+		return false
+	}
+	return reflect.DeepEqual(given, stored)
+}
+
 func mergeSettings(cur, in field.FieldSettings, raw json.RawMessage) field.FieldSettings {
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &keys)
@@ -364,25 +386,33 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 			newFields[i] = f
 		}
 	}
-	var last int64
 	s.itemsChanged(ctx, sc.list.ID)
+	return s.eachItemWith(ctx, sc, readFields, f, func(it *Item) error {
+		cur := it.Values[f.ID]
+		next := narrow(f, cur)
+		kind := field.MustOf(f)
+		if reflect.DeepEqual(kind.Cells(f, cur), kind.Cells(f, next)) {
+			return nil
+		}
+		it.Values[f.ID] = next
+		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next),
+			Search: searchText(newFields, it.Values)}
+		return s.st.updateItem(ctx, sc.list, r)
+	})
+}
+
+// eachItemWith calls fn for every item that has a value in f, in batches of
+// normaliseBatch read with fields (any size of list, constant memory).
+func (s *Service) eachItemWith(ctx context.Context, sc *schema, fields []*field.Def, f *field.Def, fn func(*Item) error) error {
+	var last int64
 	for {
-		items, err := s.st.itemsAfter(ctx, sc.list, readFields, f.Column(), last, normaliseBatch)
+		items, err := s.st.itemsAfter(ctx, sc.list, fields, f.Column(), last, normaliseBatch)
 		if err != nil {
 			return err
 		}
 		for _, it := range items {
 			last = it.Number
-			cur := it.Values[f.ID]
-			next := narrow(f, cur)
-			kind := field.MustOf(f)
-			if reflect.DeepEqual(kind.Cells(f, cur), kind.Cells(f, next)) {
-				continue
-			}
-			it.Values[f.ID] = next
-			r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next),
-				Search: searchText(newFields, it.Values)}
-			if err := s.st.updateItem(ctx, sc.list, r); err != nil {
+			if err := fn(it); err != nil {
 				return err
 			}
 		}
@@ -390,6 +420,22 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 			return nil
 		}
 	}
+}
+
+// dropFromSearch rewrites the search text of the items that have a value in
+// f without it, before f's columns go, so that q no longer finds them by it.
+func (s *Service) dropFromSearch(ctx context.Context, sc *schema, f *field.Def) error {
+	rest := make([]*field.Def, 0, len(sc.fields))
+	for _, x := range sc.fields {
+		if x.ID != f.ID {
+			rest = append(rest, x)
+		}
+	}
+	s.itemsChanged(ctx, sc.list.ID)
+	return s.eachItemWith(ctx, sc, sc.fields, f, func(it *Item) error {
+		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Search: searchText(rest, it.Values)}
+		return s.st.updateItem(ctx, sc.list, r)
+	})
 }
 
 // DeleteField removes a custom field, its column and its view references (edit on the list).
@@ -411,6 +457,9 @@ func (s *Service) DeleteField(ctx context.Context, p *auth.Principal, listID, fi
 			return err
 		}
 		if err := s.dropFieldFromViews(ctx, listID, f.ID); err != nil {
+			return err
+		}
+		if err := s.dropFromSearch(ctx, sc, f); err != nil {
 			return err
 		}
 		return s.st.dropColumns(ctx, sc.list, f)

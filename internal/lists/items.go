@@ -3,9 +3,13 @@ package lists
 import (
 	"context"
 	"encoding/json"
-	"github.com/google/uuid"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
+
+	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
@@ -29,12 +33,19 @@ type Values map[string]json.RawMessage
 func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, in Values) (map[string]any, []CellError) {
 	out := map[string]any{}
 	var errs []CellError
-	for key, raw := range in {
+	given := map[string]string{} // field id -> the key that named it
+	for _, key := range slices.Sorted(maps.Keys(in)) { // errors in a stable order
+		raw := in[key]
 		f, ok := sc.resolve(key)
 		if !ok || f.ColName != "" {
 			errs = append(errs, CellError{FieldID: key, Message: "unknown field " + key})
 			continue
 		}
+		if first, dup := given[f.ID]; dup {
+			errs = append(errs, CellError{FieldID: f.ID, Message: fmt.Sprintf("field %s is given twice (as %q and %q)", f.InternalName, first, key)})
+			continue
+		}
+		given[f.ID] = key
 		if !editable(f) {
 			continue
 		}

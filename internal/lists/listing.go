@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"coreportal/internal/acl"
@@ -39,17 +40,20 @@ type ItemGroup struct {
 
 // ListMeta is the meta block of an item listing.
 type ListMeta struct {
-	Page        int         `json:"page"`
-	Limit       int         `json:"limit"`
-	Total       int         `json:"total"`
-	TotalPages  int         `json:"totalPages"`
-	TotalInView int         `json:"totalInView"`
-	Fields      []FieldOut  `json:"fields"`
-	Groups      []ItemGroup `json:"groups,omitempty"`
-	View        ListView    `json:"view"`
+	Page        int          `json:"page"`
+	Limit       int          `json:"limit"`
+	Total       int          `json:"total"`
+	TotalPages  int          `json:"totalPages"`
+	TotalInView int          `json:"totalInView"`
+	Fields      []FieldOut   `json:"fields"`
+	Groups      *[]ItemGroup `json:"groups,omitempty"` // grouped views only ([] when nothing matches)
+	View        ListView     `json:"view"`
 }
 
-const maxQ = 200
+const (
+	maxQ    = 200
+	maxPage = 1_000_000 // as web.PageQuery: (page-1)*limit stays far from overflow
+)
 
 // exceptions are the items whose level may differ from the list's level.
 type exceptions struct {
@@ -104,8 +108,14 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
+	if in.Page > maxPage {
+		return nil, ListMeta{}, fault.Validation("page", "page must be at most %d", maxPage)
+	}
 	var v *ListView
 	if in.ViewID != "" {
+		if _, err := uuid.Parse(in.ViewID); err != nil {
+			return nil, ListMeta{}, fault.Validation("viewId", "viewId must be a UUID")
+		}
 		if v, err = s.viewOf(ctx, listID, in.ViewID); err != nil {
 			return nil, ListMeta{}, err
 		}
@@ -239,9 +249,11 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	meta := ListMeta{Page: page, Limit: limit, Total: total, TotalPages: (total + limit - 1) / limit, TotalInView: totalInView,
 		Fields: fieldsOut(sc.fields), View: *v}
 	if groupBy != nil {
-		if meta.Groups, err = s.groups(ctx, table, groupBy, whereSQL, args); err != nil {
+		groups, err := s.groups(ctx, table, groupBy, whereSQL, args)
+		if err != nil {
 			return nil, ListMeta{}, err
 		}
+		meta.Groups = &groups
 	}
 	out, err := s.presentAll(ctx, p, items, ex)
 	return out, meta, err

@@ -140,16 +140,19 @@ type ListPatch struct {
 	SearchEnabled     *bool
 }
 
-// Update changes a list (edit on it); versioningEnabled and searchEnabled are for administrators.
+// Update changes a list (view on it, edit on its node, as SPEC.md's "Right on
+// node" says); changing versioningEnabled or searchEnabled is for
+// administrators (sending the stored value back is not a change).
 func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in ListPatch) (ListOut, error) {
-	sc, err := s.open(ctx, p, id, acl.Edit)
+	sc, err := s.openWithNodeRight(ctx, p, id, acl.Edit)
 	if err != nil {
 		return ListOut{}, err
 	}
-	if (in.VersioningEnabled != nil || in.SearchEnabled != nil) && !p.IsAdmin {
+	l := sc.list
+	if (in.VersioningEnabled != nil && *in.VersioningEnabled != l.VersioningEnabled ||
+		in.SearchEnabled != nil && *in.SearchEnabled != l.SearchEnabled) && !p.IsAdmin {
 		return ListOut{}, fault.Forbidden("only administrators can change versioningEnabled and searchEnabled")
 	}
-	l := sc.list
 	var cols []string // only the changed columns are written (never next_col)
 	if in.Title != nil {
 		if l.Title, err = checkTitle("title", *in.Title, 200); err != nil {

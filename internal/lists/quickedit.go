@@ -28,12 +28,22 @@ type QuickRow struct {
 	FieldValues map[string]any `json:"field_values"`
 }
 
-// QuickError is one failed cell (fieldId empty when the whole row failed).
+// QuickError is one failed cell. Every key is present: itemId is null for a
+// create row, clientRowId null for an update row, fieldId null when the whole
+// row failed.
 type QuickError struct {
-	ItemID      *int64 `json:"itemId"`
-	ClientRowID string `json:"clientRowId,omitempty"`
-	FieldID     string `json:"fieldId,omitempty"`
-	Message     string `json:"message"`
+	ItemID      *int64  `json:"itemId"`
+	ClientRowID *string `json:"clientRowId"`
+	FieldID     *string `json:"fieldId"`
+	Message     string  `json:"message"`
+}
+
+// orNull is nil for an empty string.
+func orNull(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // QuickResult is the answer of quick edit.
@@ -81,7 +91,7 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 		}
 		if errs != nil {
 			for _, e := range errs {
-				res.Errors = append(res.Errors, QuickError{ItemID: &id, FieldID: e.FieldID, Message: e.Message})
+				res.Errors = append(res.Errors, QuickError{ItemID: &id, FieldID: orNull(e.FieldID), Message: e.Message})
 			}
 			continue
 		}
@@ -94,17 +104,17 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 		}
 		for _, c := range creates {
 			if lvl < acl.Add {
-				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: "add right on this list is required"})
+				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: "add right on this list is required"})
 				continue
 			}
 			it, errs, err := s.create(ctx, p, sc, c.FieldValues)
 			if err != nil {
-				res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, Message: errText(ctx, err)})
+				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: errText(ctx, err)})
 				continue
 			}
 			if errs != nil {
 				for _, e := range errs {
-					res.Errors = append(res.Errors, QuickError{ClientRowID: c.ClientRowID, FieldID: e.FieldID, Message: e.Message})
+					res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), FieldID: orNull(e.FieldID), Message: e.Message})
 				}
 				continue
 			}

@@ -24,9 +24,10 @@ type binList struct {
 	Stored string      `json:"content"`
 }
 
-// openForDelete loads a list the caller can view and checks delete on its node
-// (SPEC.md: DELETE /lists/{id} and recycle-content need delete on the node).
-func (s *Service) openForDelete(ctx context.Context, p *auth.Principal, id string) (*schema, error) {
+// openWithNodeRight loads a list the caller can view and checks min on its
+// node (SPEC.md's "Right on node": PATCH needs edit, DELETE and
+// recycle-content need delete).
+func (s *Service) openWithNodeRight(ctx context.Context, p *auth.Principal, id string, min acl.Level) (*schema, error) {
 	sc, err := s.open(ctx, p, id, acl.View)
 	if err != nil {
 		return nil, err
@@ -35,15 +36,15 @@ func (s *Service) openForDelete(ctx context.Context, p *auth.Principal, id strin
 	if err != nil {
 		return nil, err
 	}
-	if lvl < acl.Delete {
-		return nil, fault.Forbidden("delete right on the node of this list is required")
+	if lvl < min {
+		return nil, fault.Forbidden("%s right on the node of this list is required", min)
 	}
 	return sc, nil
 }
 
 // DeleteList moves a list with its content to the recycle bin (delete on the node).
 func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) error {
-	sc, err := s.openForDelete(ctx, p, id)
+	sc, err := s.openWithNodeRight(ctx, p, id, acl.Delete)
 	if err != nil {
 		return err
 	}
@@ -76,7 +77,7 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 
 // RecycleContent moves every item of a list to the recycle bin (delete on the node).
 func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id string) (int, error) {
-	sc, err := s.openForDelete(ctx, p, id)
+	sc, err := s.openWithNodeRight(ctx, p, id, acl.Delete)
 	if err != nil {
 		return 0, err
 	}

@@ -86,6 +86,11 @@ func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, r
 		return VersionHistory{}, err
 	}
 	out := VersionHistory{VersioningEnabled: sc.list.VersioningEnabled, Versions: []ItemVersion{}, Fields: fieldsOut(sc.fields)}
+	if !sc.list.VersioningEnabled {
+		// SPEC: with versioning off, versions is empty; stored history is kept
+		// and shows again when versioning is switched back on
+		return out, nil
+	}
 	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, version_number, change_type, field_values, changes, COALESCE(changed_by, ''), created_at
 		FROM list_item_versions WHERE item_guid = ? ORDER BY version_number DESC`, it.GUID)
 	if err != nil {

@@ -63,12 +63,16 @@ func (s *Service) insertDefaultView(ctx context.Context, l *List, now time.Time)
 func checkViewConfig(sc *schema, raw json.RawMessage) (ViewConfig, error) {
 	c := DefaultViewConfig()
 	c.Sort = nil
+	pageSizeGiven := false
 	if len(raw) > 0 && string(raw) != "null" {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
 			return c, fault.Validation("config", "config is not valid: %s", err.Error())
 		}
+		var keys map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &keys)
+		pageSizeGiven = keys["pageSize"] != nil && string(keys["pageSize"]) != "null"
 	}
 	if c.Sort == nil {
 		c.Sort = []query.SortKey{{Column: "__created_at", Direction: "desc"}}
@@ -76,7 +80,7 @@ func checkViewConfig(sc *schema, raw json.RawMessage) (ViewConfig, error) {
 	if c.Columns == nil {
 		c.Columns = []string{}
 	}
-	if c.PageSize == 0 {
+	if c.PageSize == 0 && !pageSizeGiven {
 		c.PageSize = 50
 	}
 	if c.PageSize < 1 || c.PageSize > 500 {
@@ -270,7 +274,7 @@ func (s *Service) CreateView(ctx context.Context, p *auth.Principal, listID stri
 	if err != nil {
 		return ListView{}, err
 	}
-	title := ""
+	title := "New view" // SPEC.md's view has no title: a client may leave it out
 	if in.Title != nil {
 		title = *in.Title
 	}
@@ -298,7 +302,9 @@ func (s *Service) CreateView(ctx context.Context, p *auth.Principal, listID stri
 	return *v, err
 }
 
-// UpdateView changes a view (administrators); config replaces the whole config.
+// UpdateView changes a view (administrators). config merges by top-level key:
+// the keys given replace the stored ones (null resets a key to its default),
+// the others stay.
 func (s *Service) UpdateView(ctx context.Context, p *auth.Principal, listID, viewID string, in ViewInput) (ListView, error) {
 	if !p.IsAdmin {
 		return ListView{}, fault.Forbidden("only administrators manage views")
@@ -317,7 +323,11 @@ func (s *Service) UpdateView(ctx context.Context, p *auth.Principal, listID, vie
 		}
 	}
 	if len(in.Config) > 0 && string(in.Config) != "null" {
-		if v.Config, err = checkViewConfig(sc, in.Config); err != nil {
+		merged, err := mergeConfig(v.Config, in.Config)
+		if err != nil {
+			return ListView{}, err
+		}
+		if v.Config, err = checkViewConfig(sc, merged); err != nil {
 			return ListView{}, err
 		}
 	}
@@ -458,4 +468,28 @@ func (s *Store) clearDefaultView(ctx context.Context, listID string) error {
 func (s *Store) deleteView(ctx context.Context, id string) error {
 	_, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM list_views WHERE id = ?", id)
 	return err
+}
+
+// mergeConfig lays the top-level keys of patch over the stored config.
+func mergeConfig(cur ViewConfig, patch json.RawMessage) (json.RawMessage, error) {
+	var over map[string]json.RawMessage
+	if err := json.Unmarshal(patch, &over); err != nil {
+		return nil, fault.Validation("config", "config must be an object")
+	}
+	stored, err := json.Marshal(cur)
+	if err != nil {
+		return nil, fmt.Errorf("encode view config: %w", err)
+	}
+	base := map[string]json.RawMessage{}
+	if err := json.Unmarshal(stored, &base); err != nil {
+		return nil, fmt.Errorf("decode view config: %w", err)
+	}
+	for k, v := range over {
+		if string(v) == "null" {
+			delete(base, k)
+			continue
+		}
+		base[k] = v
+	}
+	return json.Marshal(base)
 }

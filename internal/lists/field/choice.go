@@ -60,6 +60,7 @@ func (choiceKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ En
 	}
 	var out []string
 	for _, v := range list {
+		v = strings.TrimSpace(v) // choices are stored trimmed
 		if v == "" {
 			continue
 		}
