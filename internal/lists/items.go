@@ -33,7 +33,7 @@ type Values map[string]json.RawMessage
 func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, in Values) (map[string]any, []CellError) {
 	out := map[string]any{}
 	var errs []CellError
-	given := map[string]string{} // field id -> the key that named it
+	given := map[string]string{}                       // field id -> the key that named it
 	for _, key := range slices.Sorted(maps.Keys(in)) { // errors in a stable order
 		raw := in[key]
 		f, ok := sc.resolve(key)
