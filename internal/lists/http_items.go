@@ -28,7 +28,7 @@ func (h *Handler) registerItems(api huma.API) {
 		"Edit on the item. Only the passed keys change; the merged set is then validated (required fields). Last write wins."), h.updateItem)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}", "deleteItem", "Move an item to the recycle bin", "Delete on the item."), h.deleteItem)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/versions", "itemVersions", "ItemVersion history",
-		"View on the item. versions newest first; empty when versioning is off."), h.versions)
+		"View on the item. versions newest first; empty while versioning is off (the history is kept and shows again when it is switched back on). An item created before versioning was switched on starts its history at its first update (versionNumber 1, changeType updated)."), h.versions)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/permission-settings", "getItemPermissionSettings", "Item inheritance flag", "View on the item."), h.permSettings)
 	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/items/{itemId}/permission-settings", "setItemPermissionSettings", "Break or restore inheritance",
 		"inheritFromParent=false copies the effective rights of the list as explicit records; true deletes the item's explicit records."), h.setPermSettings)
