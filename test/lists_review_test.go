@@ -83,6 +83,27 @@ func TestListsReviewFields(t *testing.T) {
 				t.Fatalf("history kept: %v", versions())
 			}
 		})
+		t.Run("a lookup value the editor cannot see can be sent back unchanged", func(t *testing.T) {
+			target := newListFixture(t, s, "rvf-target")
+			target.create(t, a, map[string]any{"title": "secret"})
+			target.create(t, a, map[string]any{"title": "also secret"})
+			target.create(t, a, map[string]any{"title": "open"})
+			f.addField(t, "ref", "lookup", map[string]any{"lookupListId": target.listID})
+			editor, eid := s.CreateUser(t, "edna", false)
+			listGrant(t, a, "list", f.listID, eid, "edit")
+			listGrant(t, a, "list", target.listID, eid, "view")
+			target.isolate(t, 1, eid)
+			target.isolate(t, 2, eid)
+			it := f.create(t, a, map[string]any{"title": "with ref", "ref": map[string]any{"itemId": 1}})
+			path := f.pathf("/items/%v", it["id"])
+			editor.Do(t, "PATCH", path, map[string]any{"fieldValues": map[string]any{"title": "renamed", "ref": map[string]any{"itemId": 1, "display": "whatever"}}}).Expect(t, 200)
+			got := a.Do(t, "GET", path, nil).Expect(t, 200).Map(t)
+			if ref := f.value(got, "ref").(map[string]any); ref["itemId"] != 1.0 || ref["display"] != "secret" || f.value(got, "title") != "renamed" {
+				t.Fatalf("after unchanged lookup %v", got["field_values"])
+			}
+			editor.Do(t, "PATCH", path, map[string]any{"fieldValues": map[string]any{"ref": map[string]any{"itemId": 2}}}).Expect(t, 400, "VALIDATION_ERROR")
+			editor.Do(t, "PATCH", path, map[string]any{"fieldValues": map[string]any{"ref": map[string]any{"itemId": 3}}}).Expect(t, 200)
+		})
 		t.Run("list PATCH needs edit on the node; unchanged admin flags are not a change", func(t *testing.T) {
 			listEditor, leID := s.CreateUser(t, "lena", false)
 			nodeEditor, neID := s.CreateUser(t, "ned", false)

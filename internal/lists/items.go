@@ -30,7 +30,10 @@ type Values map[string]json.RawMessage
 
 // normalize validates request values; the result is keyed by field UUID.
 // Values of created_by and item_number are ignored: the server maintains them.
-func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, in Values) (map[string]any, []CellError) {
+// normalize validates and normalises written values. kept are the item's
+// stored values on update: a lookup entry it already holds is kept as it is
+// (a caller may send a form back unchanged without seeing every target).
+func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, in Values, kept map[string]any) (map[string]any, []CellError) {
 	out := map[string]any{}
 	var errs []CellError
 	given := map[string]string{}                       // field id -> the key that named it
@@ -49,7 +52,7 @@ func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, 
 		if !editable(f) {
 			continue
 		}
-		v, err := field.MustOf(f).Normalize(ctx, f, raw, env{s, p})
+		v, err := field.MustOf(f).Normalize(ctx, f, raw, env{s, p, kept})
 		if err != nil {
 			errs = append(errs, CellError{FieldID: f.ID, Message: err.Error()})
 			continue
@@ -145,7 +148,7 @@ func (s *Service) CreateItem(ctx context.Context, p *auth.Principal, listID stri
 // create validates and inserts one item; validation failures come back as
 // cell errors, other failures as err.
 func (s *Service) create(ctx context.Context, p *auth.Principal, sc *schema, in Values) (*Item, []CellError, error) {
-	vals, errs := s.normalize(ctx, p, sc, in)
+	vals, errs := s.normalize(ctx, p, sc, in, nil)
 	errs = append(errs, required(sc, vals)...)
 	if len(errs) > 0 {
 		return nil, errs, nil
@@ -256,7 +259,7 @@ func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, listID, ref
 // update merges, validates and saves; it is updated in place. Validation
 // failures come back as cell errors, other failures as err.
 func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it *Item, in Values) ([]CellError, error) {
-	vals, errs := s.normalize(ctx, p, sc, in)
+	vals, errs := s.normalize(ctx, p, sc, in, it.Values)
 	if len(errs) > 0 {
 		return errs, nil
 	}

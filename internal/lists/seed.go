@@ -22,7 +22,7 @@ func (s *Service) SeedItems(ctx context.Context, p *auth.Principal, listID strin
 	now := s.now().UTC()
 	batch := make([]*row, 0, len(rows))
 	for i, in := range rows {
-		vals, errs := s.normalize(ctx, p, sc, in)
+		vals, errs := s.normalize(ctx, p, sc, in, nil)
 		errs = append(errs, required(sc, vals)...)
 		if len(errs) > 0 {
 			return fault.Validation(errs[0].FieldID, "row %d: %s", i, errs[0].Message)

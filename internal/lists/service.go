@@ -157,8 +157,9 @@ func (s *Service) itemGUID(ctx context.Context, listID string, number int64) (st
 
 // env answers validation lookups for field values.
 type env struct {
-	s *Service
-	p *auth.Principal
+	s    *Service
+	p    *auth.Principal
+	kept map[string]any // stored values of the item being updated
 }
 
 func (e env) Subject(ctx context.Context, principalType, id string) (string, error) {
@@ -170,6 +171,11 @@ func (e env) Subject(ctx context.Context, principalType, id string) (string, err
 }
 
 func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, error) {
+	for _, v := range field.Lookups(e.kept[f.ID]) {
+		if v.ItemID == id {
+			return v.Display, nil // already on the item: unchanged, nothing new is read
+		}
+	}
 	if f.Settings.LookupListID == "" {
 		return "", fault.Validation(f.ID, "lookups to document libraries are not available in this version")
 	}

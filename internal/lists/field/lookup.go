@@ -118,7 +118,8 @@ func (lookupKind) Normalize(ctx context.Context, f *Def, raw json.RawMessage, en
 	return out, nil
 }
 
-func lookups(v any) []LookupValue {
+// Lookups returns the entries of a stored lookup value.
+func Lookups(v any) []LookupValue {
 	switch x := v.(type) {
 	case []LookupValue:
 		return x
@@ -139,7 +140,7 @@ func lookups(v any) []LookupValue {
 }
 
 func (lookupKind) Cells(f *Def, v any) Cells {
-	list := lookups(v)
+	list := Lookups(v)
 	if len(list) == 0 {
 		return Cells{f.Column(): nil, f.Keys(): nil, f.CI(): nil}
 	}
@@ -166,7 +167,7 @@ func (lookupKind) Decode(f *Def, raw any) any {
 
 func (lookupKind) Search(_ *Def, v any) string {
 	var parts []string
-	for _, l := range lookups(v) {
+	for _, l := range Lookups(v) {
 		parts = append(parts, l.Display)
 	}
 	return strings.Join(parts, " ")
