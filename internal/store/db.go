@@ -39,7 +39,10 @@ func Open(ctx context.Context, databaseURL, sqlitePath string) (*DB, error) {
 	return openSQLite(ctx, sqlitePath)
 }
 
-const parallelWorkers = "max_parallel_workers_per_gather"
+const (
+	parallelWorkers = "max_parallel_workers_per_gather"
+	minPostgres     = 140000 // CREATE OR REPLACE TRIGGER (item counters)
+)
 
 func openPostgres(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgx.ParseConfig(url)
@@ -61,6 +64,15 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 	if err := ping(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("connect postgres: %w", err)
+	}
+	var version int
+	if err := db.QueryRowContext(ctx, "SELECT current_setting('server_version_num')::int").Scan(&version); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("read postgres version: %w", err)
+	}
+	if version < minPostgres {
+		db.Close()
+		return nil, fmt.Errorf("PostgreSQL 14 or later is required, the server is %d.%d", version/10000, version%10000)
 	}
 	return &DB{Dialect: Postgres, write: db, read: db}, nil
 }
