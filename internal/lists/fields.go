@@ -143,7 +143,11 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 		}
 		l.NextCol, f.Col = next, next-1
 		if f.InternalName == "" {
+			// a field named field_<n> before such names were reserved may hold it
 			f.InternalName = fmt.Sprintf("field_%d", f.Col)
+			for i := 2; sc.field(f.InternalName) != nil; i++ {
+				f.InternalName = fmt.Sprintf("field_%d_%d", f.Col, i)
+			}
 		}
 		if err := s.st.insertField(ctx, f, l.UpdatedAt); err != nil {
 			if store.IsUnique(err) {
@@ -270,7 +274,6 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 	return fieldsOut([]*field.Def{f})[0], nil
 }
 
-// mergeSettings applies the keys present in the request over the stored settings.
 // sameSettings reports whether raw (absent, null or an object) states exactly
 // the settings cur already has, so a client may send a field back unchanged.
 func sameSettings(cur field.FieldSettings, raw json.RawMessage) bool {
@@ -285,6 +288,7 @@ func sameSettings(cur field.FieldSettings, raw json.RawMessage) bool {
 	return reflect.DeepEqual(given, stored)
 }
 
+// mergeSettings applies the keys present in the request over the stored settings.
 func mergeSettings(cur, in field.FieldSettings, raw json.RawMessage) field.FieldSettings {
 	var keys map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &keys)

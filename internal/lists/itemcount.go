@@ -20,14 +20,27 @@ import (
 var listIDRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
 
 // installCounter creates the counting triggers of a list's item table and sets
-// its count from the table. It runs in a transaction: on PostgreSQL creating
-// the trigger locks out item writes until commit, so no write is missed or
-// counted twice.
+// its count from the table, unless a count is there already. It runs in a
+// transaction that first locks out item writes until commit (PostgreSQL: the
+// table lock; SQLite: the single writer), so no write is missed or counted
+// twice.
 func (s *Store) installCounter(ctx context.Context, l *List) error {
 	if !listIDRE.MatchString(l.ID) {
 		return fmt.Errorf("install item counter: unexpected list id %q", l.ID)
 	}
 	t := safeIdent(l.Table)
+	w := s.db.W(ctx)
+	if s.db.Dialect == store.Postgres {
+		// first, before any snapshot: a repeatable-read transaction would
+		// otherwise count from a snapshot older than the writes it waited for
+		if _, err := w.ExecContext(ctx, "LOCK TABLE "+t+" IN SHARE ROW EXCLUSIVE MODE"); err != nil {
+			return fmt.Errorf("lock items of list %s: %w", l.ID, err)
+		}
+	}
+	// concurrent first listings of an older list queue here: the first installs
+	if _, ok, err := s.itemCount(ctx, l.ID); err != nil || ok {
+		return err
+	}
 	var stmts []string
 	if s.db.Dialect == store.Postgres {
 		fn := "list_items_counted('" + l.ID + "')"
@@ -45,7 +58,6 @@ func (s *Store) installCounter(ctx context.Context, l *List) error {
 			"CREATE TRIGGER IF NOT EXISTS " + t + "_counted_del AFTER DELETE ON " + t + " BEGIN " + upsert("-1"),
 		}
 	}
-	w := s.db.W(ctx)
 	for _, q := range stmts {
 		if _, err := w.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("install item counter of list %s: %w", l.ID, err)

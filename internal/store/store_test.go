@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -135,29 +136,47 @@ func TestInvalidInputOnPostgres(t *testing.T) {
 	}
 }
 
-// Parallel query is off on the service's sessions unless DATABASE_URL sets it.
+// Parallel query is off on the service's sessions unless something chose its
+// value: the URL (runtime parameter) or the database's own setting.
 func TestParallelQueryDefault(t *testing.T) {
 	if storetest.PostgresURL(t) == "" {
 		t.Skip("TEST_DATABASE_URL not set")
 	}
 	ctx := context.Background()
 	base := storetest.FreshPostgresDB(t)
-	for _, tc := range []struct{ suffix, want string }{{"", "0"}, {"max_parallel_workers_per_gather=2", "2"}} {
-		u := base
-		if tc.suffix != "" {
-			u += map[bool]string{true: "&", false: "?"}[strings.Contains(u, "?")] + tc.suffix
-		}
+	show := func(u string) string {
 		db, err := store.Open(ctx, u, "")
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer db.Close()
 		var got string
 		if err := db.Q(ctx).QueryRowContext(ctx, "SHOW max_parallel_workers_per_gather").Scan(&got); err != nil {
 			t.Fatal(err)
 		}
-		db.Close()
-		if got != tc.want {
-			t.Fatalf("URL %q: max_parallel_workers_per_gather = %s, want %s", u, got, tc.want)
-		}
+		return got
+	}
+	sep := map[bool]string{true: "&", false: "?"}[strings.Contains(base, "?")]
+	if got := show(base); got != "0" {
+		t.Fatalf("default: %s, want 0", got)
+	}
+	if got := show(base + sep + "max_parallel_workers_per_gather=2"); got != "2" {
+		t.Fatalf("URL: %s, want 2", got)
+	}
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(ctx, base, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.W(ctx).ExecContext(ctx, "ALTER DATABASE "+strings.TrimPrefix(u.Path, "/")+" SET max_parallel_workers_per_gather = 3")
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := show(base); got != "3" {
+		t.Fatalf("ALTER DATABASE: %s, want 3", got)
 	}
 }
