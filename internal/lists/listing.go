@@ -59,7 +59,9 @@ const (
 type exceptions struct {
 	listLevel acl.Level
 	special   map[string]bool // in deny or allow
-	all       bool            // the caller may view every item
+	// hidden are the items a caller with view on the list may not view
+	// (denied and not allowed); nil when the list level is below view
+	hidden []string
 }
 
 // visibility is the SQL condition of the items the caller may view.
@@ -73,11 +75,14 @@ func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schem
 	if err != nil {
 		return "", nil, nil, err
 	}
-	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow)), all: lvl >= acl.View && len(deny) == 0}
-	for _, g := range deny {
+	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow))}
+	for _, g := range allow {
 		ex.special[g] = true
 	}
-	for _, g := range allow {
+	for _, g := range deny {
+		if lvl >= acl.View && !ex.special[g] {
+			ex.hidden = append(ex.hidden, g)
+		}
 		ex.special[g] = true
 	}
 	var args []any
@@ -219,12 +224,27 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 			return err
 		})
 	}
-	// A view without a filter shows a caller who may view every item the
-	// whole list: its count is kept by the item table's triggers.
-	if ex.all && viewSQL == "" {
-		tasks = append(tasks, func(ctx context.Context) (err error) {
-			totalInView, err = s.itemCount(ctx, sc.list)
-			return err
+	// A view without a filter shows a caller with view on the list every item
+	// but the hidden ones: the list's count is kept by the item table's
+	// triggers, the hidden ones that exist are counted by their guids.
+	if ex.listLevel >= acl.View && viewSQL == "" {
+		tasks = append(tasks, func(ctx context.Context) error {
+			n, err := s.itemCount(ctx, sc.list)
+			if err != nil {
+				return err
+			}
+			hidden := 0
+			if len(ex.hidden) > 0 {
+				args := make([]any, len(ex.hidden))
+				for i, g := range ex.hidden {
+					args[i] = g
+				}
+				if hidden, err = s.count(ctx, table, "guid IN ("+store.Placeholders(len(args))+")", args); err != nil {
+					return err
+				}
+			}
+			totalInView = n - hidden
+			return nil
 		})
 	} else {
 		counted(&totalInView, viewKey, inViewSQL, inViewArgs)
