@@ -3,7 +3,6 @@ package lists
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	"coreportal/internal/store"
 )
@@ -17,15 +16,14 @@ import (
 // shard of its backend (migration 0203); on SQLite, with its single writer,
 // row triggers keep one row.
 
-var listIDRE = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
-
 // installCounter creates the counting triggers of a list's item table and sets
 // its count from the table, unless a count is there already. It runs in a
 // transaction that first locks out item writes until commit (PostgreSQL: the
 // table lock; SQLite: the single writer), so no write is missed or counted
 // twice.
 func (s *Store) installCounter(ctx context.Context, l *List) error {
-	if !listIDRE.MatchString(l.ID) {
+	// the id is written into the trigger's SQL text: only the canonical form
+	if id, ok := store.CanonicalUUID(l.ID); !ok || id != l.ID {
 		return fmt.Errorf("install item counter: unexpected list id %q", l.ID)
 	}
 	t := safeIdent(l.Table)
