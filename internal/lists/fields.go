@@ -14,7 +14,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 

@@ -11,7 +11,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/nodes"
 	"coreportal/internal/store"
 )

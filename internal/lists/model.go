@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 )
 
 // List is one row of the lists table.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"coreportal/internal/bus"
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 

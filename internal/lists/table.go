@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 

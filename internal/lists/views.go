@@ -13,8 +13,8 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
-	"coreportal/internal/lists/field"
-	"coreportal/internal/lists/query"
+	"coreportal/internal/field"
+	"coreportal/internal/query"
 	"coreportal/internal/store"
 )
 

@@ -1,6 +1,6 @@
-// Package field is the registry of list field types: one small file per type
-// that knows how to validate and normalise a value, which SQL columns hold it
-// and how a filter condition on it is expressed in SQL.
+// Package field is the registry of field types shared by lists, libraries and
+// surveys: one small file per type that knows how to validate and normalise a value,
+// which SQL columns hold it and how a filter condition on it is expressed in SQL.
 //
 // Storage layout (one table per list, see ARCHITECTURE.md): a field with
 // column number n owns the value column f_n and, for types that need them,

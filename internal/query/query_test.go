@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 )
 
 // schema of the fuzz target: one field of every type.

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"coreportal/internal/fault"
-	"coreportal/internal/lists/field"
+	"coreportal/internal/field"
 )
 
 // Limits of one filter.
