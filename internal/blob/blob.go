@@ -15,7 +15,7 @@ import (
 	"strings"
 )
 
-// ErrNotFound is returned by Get and Delete when no content exists for a key.
+// ErrNotFound is returned by Get, GetRange and Stat when no content exists for a key.
 var ErrNotFound = errors.New("blob not found")
 
 // Store keeps content by key. Keys are made of [a-z0-9_-] segments separated by "/".
@@ -25,6 +25,12 @@ type Store interface {
 	Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	// Get opens the content of key (ErrNotFound when absent).
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	// GetRange opens length bytes of key starting at offset (length -1 =
+	// to the end). A range reaching past the end is cut at the end; an
+	// offset at or past the end yields empty content. ErrNotFound when absent.
+	GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
+	// Stat returns the size in bytes of key (ErrNotFound when absent).
+	Stat(ctx context.Context, key string) (int64, error)
 	// Delete removes key; deleting a missing key is not an error.
 	Delete(ctx context.Context, key string) error
 }
@@ -125,6 +131,55 @@ func (l *Local) Get(_ context.Context, key string) (io.ReadCloser, error) {
 		return nil, ErrNotFound
 	}
 	return f, err
+}
+
+// GetRange opens a section of the file of key.
+func (l *Local) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
+	if err := checkRange(offset, length); err != nil {
+		return nil, err
+	}
+	rc, err := l.Get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	f := rc.(*os.File)
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		_ = f.Close()
+		return nil, fmt.Errorf("seek blob: %w", err)
+	}
+	if length < 0 {
+		return f, nil
+	}
+	return limitedReadCloser{io.LimitReader(f, length), f}, nil
+}
+
+// Stat returns the size of the file of key.
+func (l *Local) Stat(_ context.Context, key string) (int64, error) {
+	p, err := l.path(key)
+	if err != nil {
+		return 0, err
+	}
+	fi, err := os.Stat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("stat blob: %w", err)
+	}
+	return fi.Size(), nil
+}
+
+// checkRange refuses a negative offset or a length below -1.
+func checkRange(offset, length int64) error {
+	if offset < 0 || length < -1 {
+		return fmt.Errorf("invalid blob range offset=%d length=%d", offset, length)
+	}
+	return nil
+}
+
+type limitedReadCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // Delete removes the file of key.
