@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,7 +14,9 @@ import (
 	"syscall"
 
 	"coreportal/internal/applog"
+	"coreportal/internal/auth"
 	"coreportal/internal/config"
+	"coreportal/internal/fault"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -72,6 +75,10 @@ func main() {
 		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
 		os.Exit(2)
 	}
+	if err := checkSeedPassword(cmd, cfg); err != nil {
+		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
+		os.Exit(2)
+	}
 	log := newLogger(cfg, os.Stdout)
 	slog.SetDefault(log)
 
@@ -104,6 +111,23 @@ func run(ctx context.Context, cmd string, cfg config.Config, args []string) erro
 		return userCommand(ctx, cfg, cmd, args, os.Stdin)
 	}
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// checkSeedPassword refuses to start a serving process whose
+// SEED_ADMIN_PASSWORD breaks the password policy: the bootstrap account is an
+// administrator and its password is the first one an attacker tries.
+func checkSeedPassword(cmd string, cfg config.Config) error {
+	if cfg.SeedAdminPassword == "" || (cmd != "serve" && cmd != "api" && cmd != "worker") {
+		return nil
+	}
+	if err := auth.CheckPasswordPolicy("SEED_ADMIN_PASSWORD", cfg.SeedAdminPassword, cfg.SeedAdminLogin); err != nil {
+		var fe *fault.Error
+		if errors.As(err, &fe) {
+			return fmt.Errorf("SEED_ADMIN_PASSWORD: %s", fe.Message)
+		}
+		return fmt.Errorf("SEED_ADMIN_PASSWORD: %w", err)
+	}
+	return nil
 }
 
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {

@@ -150,6 +150,7 @@ func (a *app) routes() http.Handler {
 
 	return web.Chain(mux,
 		web.RequestID,
+		web.SecurityHeaders,
 		web.Sanitize,
 		web.AccessLog(a.cfg.AccessLog, nil),
 		a.auth.Middleware,

@@ -49,13 +49,33 @@ func TestPasswordHashing(t *testing.T) {
 
 func TestPasswordPolicy(t *testing.T) {
 	cases := []struct {
-		pw string
-		ok bool
-	}{{"1234567", false}, {"12345678", true}, {"пароль12", true}, {strings.Repeat("x", 257), false}}
+		name, pw string
+		ids      []string
+		ok       bool
+	}{
+		{"too short", "1234567", nil, false},
+		{"eight characters", "k7#Qx!2m", nil, true},
+		{"unicode counts runes", "пароль12", nil, true},
+		{"too long", strings.Repeat("x", 257), nil, false},
+		{"all white space", "          ", nil, false},
+		{"tabs and spaces", " \t \t \t \t ", nil, false},
+		{"most common", "12345678", nil, false},
+		{"common, other case", "PassWord1", nil, false},
+		{"common, rank 10,000", "24081990", nil, false},
+		{"equals login", "Maria.Lopez", []string{"maria.lopez", "maria@example.com"}, false},
+		{"equals e-mail", "MARIA@example.com", []string{"maria.lopez", "maria@example.com"}, false},
+		{"contains login is fine", "maria.lopez-2026-winter", []string{"maria.lopez"}, true},
+		{"kit password", "admin-password-1", []string{"admin"}, true},
+	}
 	for _, c := range cases {
-		if err := CheckPasswordPolicy("password", c.pw); (err == nil) != c.ok {
-			t.Errorf("%q: err=%v", c.pw, err)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			if err := CheckPasswordPolicy("password", c.pw, c.ids...); (err == nil) != c.ok {
+				t.Errorf("%q: err=%v", c.pw, err)
+			}
+		})
+	}
+	if n := len(commonPasswords()); n != 10000 {
+		t.Fatalf("%d common passwords embedded, want 10000", n)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // CookieName is the session cookie of CONTRACT.md.
-const CookieName = "core_token"
+const CookieName = web.SessionCookie
 
 type credErrKey struct{}
 type clientKey struct{}

@@ -3,6 +3,7 @@ package auth
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -75,14 +76,51 @@ var dummyHash = sync.OnceValue(func() string {
 	return h
 })
 
-// CheckPasswordPolicy is the password rule: 8 to 256 characters.
-func CheckPasswordPolicy(field, password string) error {
+// commonPasswords are the 10,000 most common passwords, lower-cased
+// (common-passwords.NOTICE says where they come from).
+//
+//go:embed common-passwords.txt
+var commonPasswordsText string
+
+var commonPasswords = sync.OnceValue(func() map[string]struct{} {
+	m := make(map[string]struct{}, 10000)
+	for _, l := range strings.Split(commonPasswordsText, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			m[l] = struct{}{}
+		}
+	}
+	return m
+})
+
+// IsCommonPassword reports whether password (any case) is one of the 10,000
+// most common passwords.
+func IsCommonPassword(password string) bool {
+	_, ok := commonPasswords()[strings.ToLower(password)]
+	return ok
+}
+
+// CheckPasswordPolicy is the password rule (OWASP ASVS 5.0 6.2): 8 to 256
+// characters, not only white space, not one of the 10,000 most common
+// passwords, and not equal (ignoring case and surrounding spaces) to any of
+// identities: the account's login and e-mail.
+func CheckPasswordPolicy(field, password string, identities ...string) error {
 	n := utf8.RuneCountInString(password)
 	if n < 8 {
 		return fault.Validation(field, "password must have at least 8 characters")
 	}
 	if n > 256 {
 		return fault.Validation(field, "password must have at most 256 characters")
+	}
+	if strings.TrimSpace(password) == "" {
+		return fault.Validation(field, "password must not consist of white space only")
+	}
+	for _, id := range identities {
+		if id = strings.TrimSpace(id); id != "" && strings.EqualFold(strings.TrimSpace(password), id) {
+			return fault.Validation(field, "password must not be the same as the login or e-mail address")
+		}
+	}
+	if IsCommonPassword(password) {
+		return fault.Validation(field, "password is one of the 10,000 most common passwords; choose another")
 	}
 	return nil
 }

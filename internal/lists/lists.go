@@ -179,6 +179,9 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 		if err != nil {
 			return ListOut{}, err
 		}
+		if err := checkFormCodeChange(p.IsAdmin, l.FormConfig, fc); err != nil {
+			return ListOut{}, err
+		}
 		l.FormConfig = fc
 		cols = append(cols, "form_config")
 	}

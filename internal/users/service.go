@@ -171,15 +171,15 @@ func (s *Service) Create(ctx context.Context, in NewUser) (*User, error) {
 	if err := checkLogin(login); err != nil {
 		return nil, err
 	}
-	if err := auth.CheckPasswordPolicy("password", in.Password); err != nil {
-		return nil, err
-	}
 	display, err := checkDisplayName(in.DisplayName, login)
 	if err != nil {
 		return nil, err
 	}
 	email, err := checkEmail(in.Email)
 	if err != nil {
+		return nil, err
+	}
+	if err := auth.CheckPasswordPolicy("password", in.Password, login, email); err != nil {
 		return nil, err
 	}
 	hash, err := auth.HashPassword(in.Password)
@@ -276,11 +276,11 @@ func (s *Service) checkAdminRemoval(ctx context.Context, actor *auth.Principal, 
 
 // ResetPassword sets a new password for a local user.
 func (s *Service) ResetPassword(ctx context.Context, id, password string) error {
-	if err := auth.CheckPasswordPolicy("password", password); err != nil {
-		return err
-	}
 	u, err := s.Get(ctx, id)
 	if err != nil {
+		return err
+	}
+	if err := auth.CheckPasswordPolicy("password", password, u.Login, u.Email); err != nil {
 		return err
 	}
 	if u.IsSystem {
@@ -340,6 +340,11 @@ func (s *Service) Bootstrap(ctx context.Context, seedLogin, seedPassword string)
 		return "", err
 	}
 	password := seedPassword
+	if password != "" {
+		if err := auth.CheckPasswordPolicy("SEED_ADMIN_PASSWORD", password, seedLogin); err != nil {
+			return "", fmt.Errorf("bootstrap administrator: %w", err)
+		}
+	}
 	if password == "" {
 		password = auth.RandomPassword()
 		generated = password
