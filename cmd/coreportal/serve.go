@@ -44,6 +44,7 @@ type app struct {
 	access   access
 	lists    *lists.Service
 	blobs    blob.Store
+	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -75,6 +76,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a := &app{cfg: cfg, db: db, settings: settings.New(db)}
+	a.buildAdmin()
 	if a.bus, err = openBus(cfg); err != nil {
 		db.Close()
 		return nil, err
@@ -143,7 +145,7 @@ func (a *app) routes() http.Handler {
 	} {
 		r.Register(api)
 	}
-	for _, r := range a.accessHandlers() {
+	for _, r := range append(a.accessHandlers(), a.adminHandlers()...) {
 		r.Register(api)
 	}
 	mux.HandleFunc("/", web.NotFound)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
@@ -284,6 +285,11 @@ func (e *Engine) SetInherits(ctx context.Context, ref Ref, inherit bool) error {
 		if err := e.st.setInherits(ctx, ref.ID, inherit); err != nil {
 			return err
 		}
+		action := audit.ACLBreak
+		if inherit {
+			action = audit.ACLRestore
+		}
+		audit.Record(ctx, audit.Entry{Action: action, ResourceType: string(ref.Type), ResourceID: ref.ID})
 		e.Invalidate(ctx)
 		return nil
 	})

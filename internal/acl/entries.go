@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/store"
 )
 
@@ -63,6 +64,8 @@ func (e *Engine) Grant(ctx context.Context, ref Ref, principalType, principalID 
 		if err != nil {
 			return err
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.ACLGrant, ResourceType: string(ref.Type), ResourceID: ref.ID,
+			After: map[string]any{"recordId": id, "principalType": principalType, "principalId": principalID, "permissionLevel": lvl.String()}})
 		e.Invalidate(ctx)
 		return nil
 	})

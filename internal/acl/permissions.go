@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
@@ -185,7 +186,11 @@ func (s *Permissions) Delete(ctx context.Context, p *auth.Principal, id string) 
 		}
 		return err
 	}
-	return s.e.Revoke(ctx, x.ID)
+	return s.e.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		audit.Record(ctx, audit.Entry{Action: audit.ACLRevoke, ResourceType: string(x.ResourceType), ResourceID: x.ResourceID,
+			Before: map[string]any{"recordId": x.ID, "principalType": x.PrincipalType, "principalId": x.PrincipalID, "permissionLevel": x.Level.String()}})
+		return s.e.Revoke(ctx, x.ID)
+	})
 }
 
 // Check returns the caller's effective level; never an error for missing

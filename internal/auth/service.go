@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/fault"
 )
 
@@ -116,6 +117,8 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 	if err != nil {
 		if fault.Is(err, fault.CodeUnauthorized) {
 			slog.InfoContext(ctx, "sign-in failed", "login", login, "address", address)
+			audit.Record(ctx, audit.Entry{Action: audit.SignInFailed, ResourceType: "user", Outcome: "failure",
+				Actor: &audit.Actor{Login: login, Address: address}, Details: map[string]any{"authType": authType}})
 		} else { // not a wrong password: the attempt does not count
 			s.byLogin.Refund(loginKey)
 			s.byAddress.Refund(address)
@@ -123,6 +126,8 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 		return Session{}, err
 	}
 	s.byLogin.Reset(loginKey)
+	audit.Record(ctx, audit.Entry{Action: audit.SignIn, ResourceType: "user", ResourceID: acc.ID,
+		Actor: &audit.Actor{ID: acc.ID, Login: acc.Login, Address: address}, Details: map[string]any{"authSource": acc.AuthSource}})
 	s.byAddress.Refund(address)
 	tok, exp, err := s.tokens.Issue(acc.ID, acc.TokenVersion)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
+	"coreportal/internal/audit"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
 	"coreportal/internal/users"
@@ -126,6 +127,7 @@ func (s *Service) Create(ctx context.Context, name, description string) (*GroupD
 	if err := s.st.insert(ctx, g, s.now().UTC()); err != nil {
 		return nil, err
 	}
+	audit.Record(ctx, audit.Entry{Action: audit.GroupCreate, ResourceType: "group", ResourceID: g.ID, After: map[string]any{"name": g.Name, "description": g.Description}})
 	return &GroupDetail{Group: *g, Members: []Member{}}, nil
 }
 
@@ -139,6 +141,7 @@ func (s *Service) Update(ctx context.Context, id string, name, description *stri
 		if g.GroupType != Portal {
 			return errManagedByDirectory("name")
 		}
+		before := map[string]any{"name": g.Name, "description": g.Description}
 		if name != nil {
 			if g.Name, err = checkName(*name); err != nil {
 				return err
@@ -149,6 +152,7 @@ func (s *Service) Update(ctx context.Context, id string, name, description *stri
 				return err
 			}
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.GroupUpdate, ResourceType: "group", ResourceID: id, Before: before, After: map[string]any{"name": g.Name, "description": g.Description}})
 		return s.st.update(ctx, &g.Group, s.now().UTC())
 	})
 	if err != nil {
@@ -168,6 +172,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		if g.GroupType != Portal {
 			return errManagedByDirectory("")
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.GroupDelete, ResourceType: "group", ResourceID: id, Before: map[string]any{"name": g.Name, "members": len(g.Members)}})
 		return s.remove(ctx, id)
 	})
 }
@@ -224,6 +229,7 @@ func (s *Service) AddMember(ctx context.Context, groupID string, m NewMember) (*
 		if err := s.st.addMember(ctx, groupID, userID, s.now().UTC()); err != nil {
 			return err
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.GroupMembers, ResourceType: "group", ResourceID: groupID, Details: map[string]any{"added": userID}})
 		s.acl.Invalidate(ctx)
 		return nil
 	})
@@ -250,6 +256,7 @@ func (s *Service) RemoveMember(ctx context.Context, groupID, userID string) erro
 		if !ok {
 			return fault.NotFound("member")
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.GroupMembers, ResourceType: "group", ResourceID: groupID, Details: map[string]any{"removed": userID}})
 		s.acl.Invalidate(ctx)
 		return nil
 	})

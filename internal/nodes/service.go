@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
@@ -317,7 +318,8 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		return err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		if _, err := s.Lookup(ctx, id); err != nil {
+		n, err := s.Lookup(ctx, id)
+		if err != nil {
 			return err
 		}
 		kids, err := s.st.childCount(ctx, id)
@@ -342,6 +344,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		if err := s.st.delete(ctx, id); err != nil {
 			return err
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.Delete, ResourceType: "node", ResourceID: id, Before: map[string]any{"slug": n.Slug, "title": n.Title}})
 		return s.acl.Forget(ctx, Ref(id))
 	})
 }

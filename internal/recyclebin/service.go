@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
@@ -85,6 +86,8 @@ func (s *Service) Add(ctx context.Context, e Entry) (string, error) {
 	if err := s.st.insert(ctx, e); err != nil {
 		return "", err
 	}
+	audit.Record(ctx, audit.Entry{Action: audit.Delete, ResourceType: e.Kind, ResourceID: e.ID,
+		Details: map[string]any{"title": e.Title, "nodeId": e.NodeID, "scopeId": e.ScopeID, "recycleBin": true}})
 	return e.ID, nil
 }
 
@@ -179,6 +182,8 @@ func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryI
 		if err := h.restore(ctx, e); err != nil {
 			return err
 		}
+		audit.Record(ctx, audit.Entry{Action: audit.Restore, ResourceType: e.Kind, ResourceID: e.ID,
+			Details: map[string]any{"title": e.Title, "nodeId": e.NodeID}})
 		out = e
 		return s.st.delete(ctx, e.ID)
 	})
@@ -203,6 +208,8 @@ func (s *Service) purgeOne(ctx context.Context, e Entry, h kind) error {
 			return fmt.Errorf("purge %s entry %s: %w", e.Kind, e.ID, err)
 		}
 	}
+	audit.Record(ctx, audit.Entry{Action: audit.Purge, ResourceType: e.Kind, ResourceID: e.ID,
+		Details: map[string]any{"title": e.Title, "nodeId": e.NodeID}})
 	return s.st.delete(ctx, e.ID)
 }
 

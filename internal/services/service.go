@@ -10,6 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/jobs"
@@ -210,6 +211,9 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecor
 		// a changed schedule starts from now: no catch-up run for ticks that
 		// passed (the stored tick only ever moves forward, see putSwitches)
 		t := s.now().Unix()
+		audit.Record(ctx, audit.Entry{Action: audit.ServiceUpdate, ResourceType: "service", ResourceID: d.key,
+			Before: map[string]any{"isEnabled": old.enabled, "cronEnabled": old.cronEnabled, "cronExpression": old.expr},
+			After:  map[string]any{"isEnabled": r.enabled, "cronEnabled": r.cronEnabled, "cronExpression": r.expr}})
 		return s.st.putSwitches(ctx, d.key, r, &t)
 	})
 	if err != nil {
@@ -291,9 +295,11 @@ func (s *Service) SetConfig(ctx context.Context, key string, cfg any) error {
 		return fmt.Errorf("encode config of %s: %w", key, err)
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		if _, err := s.st.lock(ctx, d); err != nil {
+		r, err := s.st.lock(ctx, d)
+		if err != nil {
 			return err
 		}
+		recordConfig(ctx, d.key, r.config, raw)
 		return s.st.putConfig(ctx, d.key, raw)
 	})
 }
@@ -320,8 +326,18 @@ func (s *Service) UpdateConfig(ctx context.Context, key string, fn func(old json
 		if err != nil {
 			return fmt.Errorf("encode config of %s: %w", key, err)
 		}
+		recordConfig(ctx, d.key, r.config, raw)
 		return s.st.putConfig(ctx, d.key, raw)
 	})
+}
+
+// recordConfig writes a settings change to the audit log; secret values
+// (passwords, tokens) are masked by the audit log, never stored.
+func recordConfig(ctx context.Context, key string, before, after json.RawMessage) {
+	var b, a any
+	_ = json.Unmarshal(before, &b)
+	_ = json.Unmarshal(after, &a)
+	audit.Record(ctx, audit.Entry{Action: audit.SettingsSave, ResourceType: "service", ResourceID: key, Before: b, After: a})
 }
 
 // ConfigInt reads an integer field of a service's config, def when unset.

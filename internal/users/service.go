@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
@@ -195,7 +196,14 @@ func (s *Service) Create(ctx context.Context, in NewUser) (*User, error) {
 		}
 		return nil, err
 	}
+	audit.Record(ctx, audit.Entry{Action: audit.UserCreate, ResourceType: "user", ResourceID: u.ID, After: u.auditView()})
 	return u, nil
+}
+
+// auditView is what the audit log keeps of a user's card.
+func (u *User) auditView() map[string]any {
+	return map[string]any{"login": u.Login, "displayName": u.DisplayName, "email": u.Email, "authSource": u.AuthSource,
+		"isActive": u.IsActive, "isCoreAdmin": u.IsCoreAdmin}
 }
 
 // Patch is the input of Update; nil fields stay as they are.
@@ -219,6 +227,7 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 		if u.IsSystem {
 			return fault.Forbidden("the system account cannot be changed")
 		}
+		before := u.auditView()
 		if p.DisplayName != nil {
 			if u.DisplayName, err = checkDisplayName(*p.DisplayName, u.Login); err != nil {
 				return err
@@ -251,6 +260,7 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 			return err
 		}
 		s.changed(ctx, u.ID)
+		audit.Record(ctx, audit.Entry{Action: audit.UserUpdate, ResourceType: "user", ResourceID: u.ID, Before: before, After: u.auditView()})
 		out = u
 		return nil
 	})
@@ -297,6 +307,7 @@ func (s *Service) ResetPassword(ctx context.Context, id, password string) error 
 		return err
 	}
 	s.changed(ctx, id)
+	audit.Record(ctx, audit.Entry{Action: audit.UserPassword, ResourceType: "user", ResourceID: id, Details: map[string]any{"login": u.Login}})
 	return nil
 }
 

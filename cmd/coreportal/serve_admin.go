@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/audit"
+	"coreportal/internal/auth"
+)
+
+// adminParts holds the services of the administration capability.
+type adminParts struct {
+	audit *audit.Log
+}
+
+// buildAdmin wires the audit log (installed behind audit.Record for every
+// capability).
+func (a *app) buildAdmin() {
+	a.admin.audit = audit.New(a.db, actorOf)
+	audit.Use(a.admin.audit)
+}
+
+// actorOf is the caller of a request or job as the audit log names it.
+func actorOf(ctx context.Context) audit.Actor {
+	act := audit.Actor{Address: auth.ClientFrom(ctx).Address}
+	if p := auth.FromContext(ctx); p != nil {
+		act.ID, act.Login = p.UserID, p.Login
+	}
+	return act
+}
+
+// adminHandlers are the HTTP handlers of the administration capability.
+func (a *app) adminHandlers() []interface{ Register(huma.API) } {
+	return []interface{ Register(huma.API) }{
+		audit.NewHandler(a.admin.audit),
+	}
+}

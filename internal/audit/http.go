@@ -1,0 +1,144 @@
+package audit
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+// ExportMax is the most records one export holds.
+const ExportMax = 5000
+
+// Handler serves /admin/audit.
+type Handler struct{ log *Log }
+
+// NewHandler builds the handler.
+func NewHandler(l *Log) *Handler { return &Handler{log: l} }
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	list := web.Op(http.MethodGet, "/admin/audit", "listAudit", "Audit log (newest first)", web.Admin, "admin-audit")
+	list.Description += ` The audit log is append-only: no operation changes or deletes a record. Records: sign-ins
+(auth.sign_in, auth.sign_in_failed with the login tried), ACL grants, revocations and inheritance breaks, user and
+group changes, settings and service changes (secret values are never stored: they show as "[REDACTED]"), deletions,
+recycle-bin restores and purges, log purges, backups and restores, module installs, licence activations. Each record
+names the actor (id, login, client address), the action, the resource (type and id), the outcome and details (before /
+after where it matters). Filters: actor (user id or login), action (exact, or a prefix ending in "." such as "acl."),
+resourceType, resourceId, from / to (RFC 3339, inclusive).`
+	web.Register(api, list, h.list)
+	exp := web.Op(http.MethodGet, "/admin/audit/export", "exportAudit", "Export the audit log (json or csv)", web.Admin, "admin-audit")
+	exp.Description += ` The same filters as GET /admin/audit; at most 5000 records, newest first, streamed as a file
+download. format=json gives a JSON array of records, format=csv one line per record with a header line; any other
+format is refused with 400 VALIDATION_ERROR.`
+	web.Register(api, exp, h.export)
+}
+
+// FilterQuery holds the filters shared by list and export.
+type FilterQuery struct {
+	Actor        string `query:"actor" maxLength:"200" doc:"user id or login"`
+	Action       string `query:"action" maxLength:"100" doc:"exact action, or a prefix ending in '.'"`
+	ResourceType string `query:"resourceType" maxLength:"50"`
+	ResourceID   string `query:"resourceId" maxLength:"200"`
+	From         string `query:"from" maxLength:"40" doc:"RFC 3339 time, inclusive"`
+	To           string `query:"to" maxLength:"40" doc:"RFC 3339 time, inclusive"`
+}
+
+// ParseTime reads an optional RFC 3339 query value (also YYYY-MM-DD).
+func ParseTime(field, v string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, fault.Validation(field, "%s must be an RFC 3339 time such as 2026-01-31T12:00:00Z", field)
+}
+
+func (q FilterQuery) filter() (Filter, error) {
+	from, err := ParseTime("from", q.From)
+	if err != nil {
+		return Filter{}, err
+	}
+	to, err := ParseTime("to", q.To)
+	if err != nil {
+		return Filter{}, err
+	}
+	return Filter{Actor: q.Actor, Action: q.Action, ResourceType: q.ResourceType, ResourceID: q.ResourceID, From: from, To: to}, nil
+}
+
+type listIn struct {
+	web.PageQuery
+	FilterQuery
+}
+
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]Row], error) {
+	f, err := in.filter()
+	if err != nil {
+		return nil, err
+	}
+	rows, total, err := h.log.List(ctx, f, in.Offset(), in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return web.Paged(rows, web.NewPageMeta(in.PageQuery, total)), nil
+}
+
+type exportIn struct {
+	FilterQuery
+	Format string `query:"format" maxLength:"10" default:"json" doc:"json or csv"`
+}
+
+func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamResponse, error) {
+	if in.Format != "json" && in.Format != "csv" {
+		return nil, fault.Validation("format", "format must be json or csv")
+	}
+	f, err := in.filter()
+	if err == nil {
+		err = f.check()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &huma.StreamResponse{Body: func(hc huma.Context) {
+		name := "audit-" + time.Now().UTC().Format("20060102-150405") + "." + in.Format
+		hc.SetHeader("Content-Disposition", `attachment; filename="`+name+`"`)
+		w := hc.BodyWriter()
+		var werr error
+		if in.Format == "csv" {
+			hc.SetHeader("Content-Type", "text/csv; charset=utf-8")
+			cw := csv.NewWriter(w)
+			_ = cw.Write([]string{"at", "actorLogin", "actorId", "actorAddress", "action", "resourceType", "resourceId", "outcome", "details", "correlationId"})
+			werr = h.log.Each(ctx, f, ExportMax, func(r Row) error {
+				d, _ := json.Marshal(r.Details)
+				return cw.Write([]string{r.At.Format(time.RFC3339Nano), r.ActorLogin, r.ActorID, r.ActorAddress, r.Action, r.ResourceType, r.ResourceID, r.Outcome, string(d), r.CorrelationID})
+			})
+			cw.Flush()
+		} else {
+			hc.SetHeader("Content-Type", "application/json")
+			_, _ = w.Write([]byte("["))
+			first := true
+			enc := json.NewEncoder(w)
+			werr = h.log.Each(ctx, f, ExportMax, func(r Row) error {
+				if !first {
+					_, _ = w.Write([]byte(","))
+				}
+				first = false
+				return enc.Encode(r)
+			})
+			_, _ = w.Write([]byte("]\n"))
+		}
+		if werr != nil {
+			slog.ErrorContext(ctx, "audit export", "err", werr)
+		}
+	}}, nil
+}
