@@ -3,6 +3,8 @@ package test
 import (
 	"testing"
 
+	"github.com/google/uuid"
+
 	"coreportal/test/kit"
 )
 
@@ -43,15 +45,17 @@ func TestAccessNodes(t *testing.T) {
 		hr := mkNode(t, admin, root, "hr")
 		mkNode(t, admin, hr, "intranet")
 
-		// alice cannot see anything yet
-		alice.Do(t, "GET", "/nodes/"+hr, nil).Expect(t, 404, "NOT_FOUND")
+		// alice cannot see anything yet: existing nodes answer 403, missing ones 404
+		alice.Do(t, "GET", "/nodes/"+hr, nil).Expect(t, 403, "FORBIDDEN")
+		alice.Do(t, "GET", "/nodes/"+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
 		var list []map[string]any
 		alice.Do(t, "GET", "/nodes", nil).Expect(t, 200).Into(t, &list)
 		if len(list) != 0 {
 			t.Fatalf("alice sees %v", list)
 		}
-		// child creation needs edit on the parent: 404 when invisible, 403 with view
-		alice.Do(t, "POST", "/nodes", map[string]any{"parentId": hr, "slug": "team", "title": "Team"}).Expect(t, 404, "NOT_FOUND")
+		// child creation needs edit on the parent: 403 (invisible or view only), 404 when missing
+		alice.Do(t, "POST", "/nodes", map[string]any{"parentId": hr, "slug": "team", "title": "Team"}).Expect(t, 403, "FORBIDDEN")
+		alice.Do(t, "POST", "/nodes", map[string]any{"parentId": uuid.NewString(), "slug": "team", "title": "Team"}).Expect(t, 404, "NOT_FOUND")
 		grant(t, s, "node", root, "user", aliceID, "view")
 		alice.Do(t, "GET", "/nodes/"+hr, nil).Expect(t, 200)
 		alice.Do(t, "GET", "/nodes", nil).Expect(t, 200).Into(t, &list)
@@ -70,7 +74,7 @@ func TestAccessNodes(t *testing.T) {
 		if got["title"] != "Human resources" || got["description"] != "People" || got["slug"] != "hr" {
 			t.Fatalf("patched %v", got)
 		}
-		bob.Do(t, "GET", "/nodes/"+teamID, nil).Expect(t, 404, "NOT_FOUND")
+		bob.Do(t, "GET", "/nodes/"+teamID, nil).Expect(t, 403, "FORBIDDEN")
 
 		// moves: not under itself or a descendant; root only for admins
 		admin.Do(t, "PATCH", "/nodes/"+hr, map[string]any{"parentId": teamID}).Expect(t, 400, "VALIDATION_ERROR")
@@ -81,7 +85,7 @@ func TestAccessNodes(t *testing.T) {
 			t.Fatalf("moved %v", moved)
 		}
 		// after the move alice loses the inherited rights of hr
-		alice.Do(t, "GET", "/nodes/"+teamID, nil).Expect(t, 404, "NOT_FOUND")
+		alice.Do(t, "GET", "/nodes/"+teamID, nil).Expect(t, 403, "FORBIDDEN")
 		admin.Do(t, "PATCH", "/nodes/"+teamID, map[string]any{"parentId": hr}).Expect(t, 200)
 		alice.Do(t, "GET", "/nodes/"+teamID, nil).Expect(t, 200)
 		// slug clash on rename

@@ -74,9 +74,11 @@ func TestAccessPermissions(t *testing.T) {
 		if l := levelOf(t, alice, "node", leaf); l != "view" {
 			t.Fatalf("inherited via group: %v", l)
 		}
-		// reading records needs edit: 403 when visible, 404 when not
+		// reading records needs edit: 403 whether the caller sees the node or
+		// not (it exists); 404 for a node that does not exist
 		alice.Do(t, "GET", "/permissions"+q, nil).Expect(t, 403, "FORBIDDEN")
-		bob.Do(t, "GET", "/permissions"+q, nil).Expect(t, 404, "NOT_FOUND")
+		bob.Do(t, "GET", "/permissions"+q, nil).Expect(t, 403, "FORBIDDEN")
+		bob.Do(t, "GET", "/permissions?resourceType=node&resourceId="+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
 		alice.Do(t, "POST", "/permissions", map[string]any{"resourceType": "node", "resourceId": leaf, "principalType": "user", "principalId": bobID, "permissionLevel": "view"}).Expect(t, 403, "FORBIDDEN")
 
 		// edit on a node lets alice manage its records, but not grant above her own level
@@ -114,10 +116,10 @@ func TestAccessPermissions(t *testing.T) {
 		if l := levelOf(t, bob, "node", leaf); l != nil {
 			t.Fatalf("bob after delete: %v", l)
 		}
-		// records on a resource alice cannot see: 404
+		// records on a resource alice cannot see: 403 (the record exists)
 		other := mkNode(t, admin, "", "other")
 		otherRec := grant(t, s, "node", other, "user", bobID, "view")
-		alice.Do(t, "DELETE", "/permissions/"+otherRec, nil).Expect(t, 404, "NOT_FOUND")
+		alice.Do(t, "DELETE", "/permissions/"+otherRec, nil).Expect(t, 403, "FORBIDDEN")
 	})
 }
 

@@ -128,7 +128,8 @@ func TestAccessMenu(t *testing.T) {
 		s.Anon().Do(t, "GET", base, nil).Expect(t, 401, "UNAUTHORIZED")
 		alice.Do(t, "GET", base+"/manage", nil).Expect(t, 403, "FORBIDDEN")
 		alice.Do(t, "POST", base+"/items", map[string]any{"title": "x"}).Expect(t, 403, "FORBIDDEN")
-		alice.Do(t, "GET", "/nodes/"+hidden+"/menu", nil).Expect(t, 404, "NOT_FOUND")
+		alice.Do(t, "GET", "/nodes/"+hidden+"/menu", nil).Expect(t, 403, "FORBIDDEN")
+		alice.Do(t, "GET", "/nodes/"+uuid.NewString()+"/menu", nil).Expect(t, 404, "NOT_FOUND")
 		admin.Do(t, "GET", "/nodes/"+uuid.NewString()+"/menu", nil).Expect(t, 404, "NOT_FOUND")
 
 		add := func(node, title, link, parent string) map[string]any {
@@ -258,7 +259,8 @@ func TestAccessRecycleBin(t *testing.T) {
 		base := "/nodes/" + node + "/recycle-bin"
 
 		s.Anon().Do(t, "GET", base, nil).Expect(t, 401, "UNAUTHORIZED")
-		alice.Do(t, "GET", base, nil).Expect(t, 404, "NOT_FOUND")
+		alice.Do(t, "GET", base, nil).Expect(t, 403, "FORBIDDEN")
+		alice.Do(t, "GET", "/nodes/"+uuid.NewString()+"/recycle-bin", nil).Expect(t, 404, "NOT_FOUND")
 		grant(t, s, "node", node, "user", aliceID, "view")
 		alice.Do(t, "GET", base, nil).Expect(t, 403, "FORBIDDEN")
 		r := admin.Do(t, "GET", base, nil).Expect(t, 200)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"coreportal/test/kit"
 )
 
@@ -38,9 +40,12 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 		}
 
 		t.Run("rights", func(t *testing.T) {
-			stranger.Do(t, "GET", f.path(""), nil).Expect(t, 404)
-			stranger.Do(t, "GET", f.path("/items"), nil).Expect(t, 404)
-			stranger.Do(t, "GET", "/lists?nodeId="+f.nodeID, nil).Expect(t, 404)
+			// existing resources the caller lacks the right on: 403; missing ones: 404
+			stranger.Do(t, "GET", f.path(""), nil).Expect(t, 403, "FORBIDDEN")
+			stranger.Do(t, "GET", f.path("/items"), nil).Expect(t, 403, "FORBIDDEN")
+			stranger.Do(t, "GET", "/lists?nodeId="+f.nodeID, nil).Expect(t, 403, "FORBIDDEN")
+			stranger.Do(t, "GET", "/lists/"+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
+			stranger.Do(t, "GET", "/lists?nodeId="+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
 			var ls []map[string]any
 			viewer.Do(t, "GET", "/lists?nodeId="+f.nodeID, nil)
 			viewer.Do(t, "GET", f.path(""), nil).Expect(t, 200)
@@ -75,7 +80,8 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			if got := f.titles(items); strings.Join(got, ",") != "item1,item3,item4,by adam" || meta["total"] != 4.0 || meta["totalInView"] != 4.0 {
 				t.Fatalf("viewer sees %v %v", got, meta)
 			}
-			viewer.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 404)
+			viewer.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403, "FORBIDDEN")
+			viewer.Do(t, "GET", f.path("/items/999"), nil).Expect(t, 404, "NOT_FOUND")
 			_, stanID := "", ""
 			var me map[string]any
 			me = stranger.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
@@ -86,7 +92,8 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 				t.Fatalf("admin total %v", meta)
 			}
 			stranger.Do(t, "GET", f.path("/items/3"), nil).Expect(t, 200)
-			stranger.Do(t, "GET", f.path("/items/1"), nil).Expect(t, 404)
+			stranger.Do(t, "GET", f.path("/items/1"), nil).Expect(t, 403, "FORBIDDEN")
+			stranger.Do(t, "GET", f.path("/items/999"), nil).Expect(t, 403, "FORBIDDEN") // cannot open the list
 			r := viewer.Do(t, "GET", f.path("/items/sync-state?ids=1,2,3,999"), nil).Expect(t, 200).Map(t)
 			if got := r["items"].([]any); len(got) != 2 || got[0].(map[string]any)["updated_by_user"].(map[string]any)["display_name"] != "Administrator" {
 				t.Fatalf("sync-state %v", got)
@@ -158,7 +165,8 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			if d.Status != 200 || !bytes.Equal(d.Raw, content) || !strings.HasPrefix(d.Header.Get("Content-Disposition"), "attachment;") || d.Header.Get("X-Content-Type-Options") != "nosniff" {
 				t.Fatalf("download %d %q %v", d.Status, d.Raw, d.Header)
 			}
-			stranger.Do(t, "GET", "/attachments/"+id+"/download", nil).Expect(t, 404)
+			stranger.Do(t, "GET", "/attachments/"+id+"/download", nil).Expect(t, 403, "FORBIDDEN")
+			stranger.Do(t, "GET", "/attachments/"+uuid.NewString()+"/download", nil).Expect(t, 404, "NOT_FOUND")
 			viewer.Upload(t, "POST", f.path("/items/1/attachments"), "file", "x.txt", content, nil).Expect(t, 403)
 			viewer.Do(t, "DELETE", f.path("/items/1/attachments/"+id), nil).Expect(t, 403)
 			a.Upload(t, "POST", f.path("/items/1/attachments"), "other", "x.txt", content, nil).Expect(t, 400)

@@ -25,15 +25,13 @@ func TestListsSecurityReview(t *testing.T) {
 		t.Run("lookup fields need view on the target list and item", func(t *testing.T) {
 			body := map[string]any{"title": "Leak", "internalName": "leak", "fieldType": "lookup",
 				"settings": map[string]any{"lookupListId": secret.listID, "lookupFieldId": secretField}}
-			hidden := bob.Do(t, "POST", f.path("/fields"), body).Expect(t, 404)
+			// SPEC Errors 3: an existing list bob cannot view is 403, a missing one 404
+			bob.Do(t, "POST", f.path("/fields"), body).Expect(t, 403, "FORBIDDEN")
 			body["settings"] = map[string]any{"lookupListId": "0b9d3a52-3c1c-4d4a-9a55-2a7a3f0c0d11"}
-			missing := bob.Do(t, "POST", f.path("/fields"), body).Expect(t, 404)
-			if hidden.Error.Message != missing.Error.Message {
-				t.Fatalf("hidden %q vs missing %q", hidden.Error.Message, missing.Error.Message)
-			}
+			bob.Do(t, "POST", f.path("/fields"), body).Expect(t, 404, "NOT_FOUND")
 			// the administrator adds the field; bob still cannot read through it
 			leak := f.addField(t, "leak", "lookup", map[string]any{"lookupListId": secret.listID, "lookupFieldId": secretField})
-			bob.Do(t, "PATCH", f.path("/fields/"+leak), map[string]any{"settings": map[string]any{"lookupFieldId": "title"}}).Expect(t, 404)
+			bob.Do(t, "PATCH", f.path("/fields/"+leak), map[string]any{"settings": map[string]any{"lookupFieldId": "title"}}).Expect(t, 403, "FORBIDDEN")
 			r := bob.Do(t, "POST", f.path("/items"), map[string]any{"fieldValues": map[string]any{"title": "x", "leak": 1}}).Expect(t, 400)
 			if strings.Contains(string(r.Raw), "classified") {
 				t.Fatalf("display leaked: %s", r.Raw)
@@ -174,16 +172,15 @@ func TestListsSecurityReview(t *testing.T) {
 					a.Do(t, "DELETE", "/permissions/"+rec["id"].(string), nil).Expect(t, 200)
 				}
 			}
-			hidden := bob.Do(t, "GET", f.path("/items/"+n), nil).Expect(t, 404)
-			missing := bob.Do(t, "GET", f.path("/items/99999"), nil).Expect(t, 404)
-			if hidden.Error.Message != missing.Error.Message {
-				t.Fatalf("hidden %q vs missing %q", hidden.Error.Message, missing.Error.Message)
-			}
-			// carl has edit on one item and nothing on its list
+			// SPEC Errors 3: the isolated item exists (403), item 99999 does not (404)
+			bob.Do(t, "GET", f.path("/items/"+n), nil).Expect(t, 403, "FORBIDDEN")
+			bob.Do(t, "GET", f.path("/items/99999"), nil).Expect(t, 404, "NOT_FOUND")
+			// carl has edit on one item and nothing on its list: changes need the list too
 			carl, cid := s.CreateUser(t, "carl", false)
 			listGrant(t, a, "list_item", n, cid, "delete", map[string]any{"listId": f.listID})
-			carl.Do(t, "PATCH", f.path("/items/"+n), map[string]any{"fieldValues": map[string]any{"title": "y"}}).Expect(t, 404)
-			carl.Do(t, "DELETE", f.path("/items/"+n), nil).Expect(t, 404)
+			carl.Do(t, "GET", f.path("/items/"+n), nil).Expect(t, 200)
+			carl.Do(t, "PATCH", f.path("/items/"+n), map[string]any{"fieldValues": map[string]any{"title": "y"}}).Expect(t, 403, "FORBIDDEN")
+			carl.Do(t, "DELETE", f.path("/items/"+n), nil).Expect(t, 403, "FORBIDDEN")
 		})
 	})
 }

@@ -153,21 +153,47 @@ func (e *Engine) effective(ctx context.Context, userID, resourceID string) (bool
 	return exists, lvl, nil
 }
 
-// Require checks that p has at least min on ref: fault.NotFound when p cannot
-// see it at all (or it does not exist), fault.Forbidden when p sees it but
-// lacks the level.
+// Require checks that p has at least min on ref: fault.NotFound only when ref
+// is not registered as a resource of its type, fault.Forbidden when it exists
+// and p lacks the level (SPEC.md Errors 3, CONTRACT.md: 403 for an existing
+// resource, 404 only for a missing one). Services whose resources outlive
+// their registration (soft-deleted rows in the recycle bin) check their own
+// row first.
 func (e *Engine) Require(ctx context.Context, p *auth.Principal, ref Ref, min Level) error {
 	lvl, err := e.Level(ctx, p, ref)
 	if err != nil {
 		return err
 	}
 	if lvl == None {
-		return fault.NotFound(string(ref.Type))
+		ok, err := e.IsA(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fault.NotFound(string(ref.Type))
+		}
+		return fault.Forbidden("%s right on this %s is required", min, ref.Type)
 	}
 	if lvl < min {
 		return fault.Forbidden("%s right on this %s is required", min, ref.Type)
 	}
 	return nil
+}
+
+// IsA reports whether ref is registered with its type (an id of another
+// type is not a resource of ref.Type).
+func (e *Engine) IsA(ctx context.Context, ref Ref) (bool, error) {
+	if !validID(ref.ID) {
+		return false, nil
+	}
+	t, _, _, err := e.st.object(ctx, ref.ID)
+	if store.IsNotFound(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return t == ref.Type, nil
 }
 
 // Exists reports whether ref is registered.

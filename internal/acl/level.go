@@ -7,8 +7,8 @@
 //     transaction (node: parent node or nil; list/library/page/survey: node;
 //     item: list; attachment: item; file or folder: parent folder or library).
 //     Move on re-parenting, Forget / ForgetTree on hard delete.
-//   - Require(ctx, p, ref, level) before acting: 404 when the caller cannot
-//     see the resource, 403 when it sees it without the level.
+//   - Require(ctx, p, ref, level) before acting: 404 when the resource does
+//     not exist, 403 when it exists and the caller lacks the level.
 //   - Listings of children filter in SQL with ChildExceptions:
 //     visible = (parentLevel >= View AND id NOT IN deny) OR id IN allow.
 //   - SetInherits is the break/restore transition of "Item inheritance flag".

@@ -107,10 +107,21 @@ func TestPermissionMatrix(t *testing.T) {
 					}
 				}
 			}
-			// a stranger sees nothing (404), an administrator may do everything
+			// a stranger is refused an existing resource (403, SPEC Errors 3);
+			// a missing one, or an id of another type, is 404
 			stranger := f.user("s" + uuid.NewString()[:8])
-			if err := f.e.Require(f.ctx, stranger, target, acl.View); !fault.Is(err, fault.CodeNotFound) {
+			if err := f.e.Require(f.ctx, stranger, target, acl.View); !fault.Is(err, fault.CodeForbidden) {
 				t.Fatalf("%s: stranger got %v", typ, err)
+			}
+			if err := f.e.Require(f.ctx, stranger, acl.Ref{Type: typ, ID: uuid.NewString()}, acl.View); !fault.Is(err, fault.CodeNotFound) {
+				t.Fatalf("%s: missing got %v", typ, err)
+			}
+			other := acl.Node
+			if typ == acl.Node {
+				other = acl.List
+			}
+			if err := f.e.Require(f.ctx, stranger, acl.Ref{Type: other, ID: target.ID}, acl.View); !fault.Is(err, fault.CodeNotFound) {
+				t.Fatalf("%s as %s: got %v", typ, other, err)
 			}
 			admin := &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}
 			if _, err := perms.Upsert(f.ctx, admin, acl.Target{ResourceType: string(typ), ResourceID: target.ID}, acl.PrincipalUser, someone, "view"); err != nil {

@@ -92,9 +92,6 @@ func (s *Permissions) checkManage(ctx context.Context, p *auth.Principal, ref Re
 	if err != nil {
 		return None, err
 	}
-	if lvl == None {
-		return None, fault.NotFound(string(ref.Type))
-	}
 	if lvl < Edit {
 		return None, fault.Forbidden("edit right on this %s is required to manage its permissions", ref.Type)
 	}
@@ -110,15 +107,8 @@ func (s *Permissions) List(ctx context.Context, p *auth.Principal, t Target) ([]
 	if err != nil {
 		return nil, err
 	}
-	lvl, err := s.e.Level(ctx, p, ref)
-	if err != nil {
+	if err := s.e.Require(ctx, p, ref, Edit); err != nil {
 		return nil, err
-	}
-	if lvl == None {
-		return nil, fault.NotFound(string(ref.Type))
-	}
-	if lvl < Edit {
-		return nil, fault.Forbidden("edit right on this %s is required to read its permissions", ref.Type)
 	}
 	return s.e.Entries(ctx, ref)
 }

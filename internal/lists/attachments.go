@@ -124,9 +124,6 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (I
 	if _, err := uuid.Parse(id); err != nil {
 		return ItemAttachment{}, nil, fault.NotFound("attachment")
 	}
-	if err := s.acl.Require(ctx, p, attachmentRef(id), acl.View); err != nil {
-		return ItemAttachment{}, nil, err
-	}
 	as, err := s.st.attachments(ctx, "id = ?", id)
 	if err != nil {
 		return ItemAttachment{}, nil, err
@@ -144,6 +141,10 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (I
 		if fault.Is(err, fault.CodeNotFound) {
 			return ItemAttachment{}, nil, fault.NotFound("attachment")
 		}
+		return ItemAttachment{}, nil, err
+	}
+	// checked after existence: a missing attachment is 404, a hidden one 403
+	if err := s.acl.Require(ctx, p, attachmentRef(id), acl.View); err != nil {
 		return ItemAttachment{}, nil, err
 	}
 	rc, err := s.blobs.Get(ctx, a.blobKey)

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
@@ -214,27 +212,27 @@ func (s *Service) GetItem(ctx context.Context, p *auth.Principal, listID, ref st
 
 // itemFor loads list and item and checks min on the item.
 func (s *Service) itemFor(ctx context.Context, p *auth.Principal, listID, ref string, min acl.Level) (*schema, *Item, error) {
-	if min > acl.View {
-		// changing or deleting an item also needs view on its list (SPEC ACL rule 8)
-		if _, err := uuid.Parse(listID); err != nil {
-			return nil, nil, fault.NotFound("list")
-		}
-		if err := s.acl.Require(ctx, p, listRef(listID), acl.View); err != nil {
-			return nil, nil, err
-		}
-	}
 	sc, err := s.load(ctx, listID)
 	if err != nil {
 		return nil, nil, err
 	}
+	if min > acl.View {
+		// changing or deleting an item also needs view on its list (SPEC ACL rule 8)
+		if err := s.acl.Require(ctx, p, listRef(listID), acl.View); err != nil {
+			return nil, nil, err
+		}
+	}
 	it, err := s.findItem(ctx, sc, ref)
+	if fault.Is(err, fault.CodeNotFound) {
+		// a caller who cannot open the list learns nothing about its items
+		if lerr := s.acl.Require(ctx, p, listRef(listID), acl.View); lerr != nil {
+			return nil, nil, lerr
+		}
+	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if err := s.acl.Require(ctx, p, itemRef(it.GUID), min); err != nil {
-		if fault.Is(err, fault.CodeNotFound) {
-			return nil, nil, fault.NotFound("item") // hidden answers like missing
-		}
 		return nil, nil, err
 	}
 	return sc, it, nil

@@ -113,15 +113,18 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	return sc, nil
 }
 
-// open checks min on the list and loads it.
+// open loads the list and checks min on it: a list in the recycle bin is
+// missing (404) whatever the caller's rights, an existing one the caller
+// lacks the right on is 403.
 func (s *Service) open(ctx context.Context, p *auth.Principal, listID string, min acl.Level) (*schema, error) {
-	if _, err := uuid.Parse(listID); err != nil {
-		return nil, fault.NotFound("list")
+	sc, err := s.load(ctx, listID)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.acl.Require(ctx, p, listRef(listID), min); err != nil {
 		return nil, err
 	}
-	return s.load(ctx, listID)
+	return sc, nil
 }
 
 // findItem resolves an item reference (number or guid).

@@ -50,12 +50,16 @@ func (s *Service) Lookup(ctx context.Context, id string) (*Node, error) {
 	return n, err
 }
 
-// Get returns a node the caller can view (404 otherwise).
+// Get returns a node the caller can view (404 when missing, 403 when hidden).
 func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (*Node, error) {
+	n, err := s.Lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.acl.Require(ctx, p, Ref(id), acl.View); err != nil {
 		return nil, err
 	}
-	return s.Lookup(ctx, id)
+	return n, nil
 }
 
 // List returns every node the caller can view, as a flat array.

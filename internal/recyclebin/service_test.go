@@ -68,7 +68,7 @@ func TestRecycleBin(t *testing.T) {
 		if err != nil || total != 4 || es[0].Title != "c" && es[0].Title != "taken" {
 			t.Fatalf("list %v %d %v", es, total, err)
 		}
-		if _, _, err := bin.List(ctx, user, node.ID, 0, 10); !fault.Is(err, fault.CodeNotFound) {
+		if _, _, err := bin.List(ctx, user, node.ID, 0, 10); !fault.Is(err, fault.CodeForbidden) {
 			t.Fatalf("stranger: %v", err)
 		}
 		if _, err := bin.Restore(ctx, admin, uuid.NewString(), a); !fault.Is(err, fault.CodeNotFound) {
