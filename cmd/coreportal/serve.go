@@ -113,6 +113,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	a.connect()
 	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
+	if err := a.openBlobs(ctx); err != nil {
+		return nil, err
+	}
 	if err := a.buildLists(); err != nil {
 		return nil, err
 	}

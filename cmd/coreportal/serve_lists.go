@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"net/http"
 
-	"coreportal/internal/blob"
 	"coreportal/internal/lists"
 	"coreportal/internal/recyclebin"
 )
@@ -13,13 +12,8 @@ import (
 // buildLists wires the lists capability: service, blob store for attachments,
 // recycle-bin kinds and slug routes.
 func (a *app) buildLists() error {
-	blobs, err := blob.Open(a.cfg.BlobURL, a.cfg.DataDir)
-	if err != nil {
-		return err
-	}
-	a.blobs = blobs
 	a.lists = lists.NewService(a.db, a.acl, a.nodes)
-	a.lists.UseBlobs(blobs, a.cfg.MaxUploadBytes)
+	a.lists.UseBlobs(a.blobs, a.cfg.MaxUploadBytes)
 	a.lists.UseBus(a.bus)
 	a.loops = append(a.loops, a.lists.Listen)
 	bin := a.access.recycleBin

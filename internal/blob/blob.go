@@ -1,6 +1,6 @@
-// Package blob stores binary content (attachments, files) by key. The local
-// folder store is the embedded default; the Store interface is what an
-// S3-compatible implementation will satisfy (CORE_BLOB_URL=s3://…).
+// Package blob stores binary content (attachments, files, versions, avatars)
+// by key: a local folder (the embedded default) or a bucket of an
+// S3-compatible service (CORE_BLOB_URL=s3://bucket?endpoint=…&region=…).
 package blob
 
 import (
@@ -35,8 +35,16 @@ type Store interface {
 	Delete(ctx context.Context, key string) error
 }
 
-// Open returns the store named by CORE_BLOB_URL ("" or file://path = local folder).
-func Open(rawURL, dataDir string) (Store, error) {
+// Pinger is a store that can tell whether its backend answers (readiness).
+type Pinger interface {
+	Ping(ctx context.Context) error
+}
+
+// Open returns the store named by CORE_BLOB_URL ("" or file://path = local
+// folder, s3://bucket?… = S3 with credentials from AWS_ACCESS_KEY_ID /
+// AWS_SECRET_ACCESS_KEY). An S3 bucket that is missing or does not answer is
+// an error here, so the service refuses to start rather than fail uploads.
+func Open(ctx context.Context, rawURL, dataDir string) (Store, error) {
 	if rawURL == "" {
 		return NewLocal(filepath.Join(dataDir, "blobs"))
 	}
@@ -48,7 +56,11 @@ func Open(rawURL, dataDir string) (Store, error) {
 	case "file":
 		return NewLocal(u.Path)
 	case "s3":
-		return nil, errors.New("CORE_BLOB_URL: S3 storage is not available in this build")
+		o, err := ParseS3URL(u)
+		if err != nil {
+			return nil, err
+		}
+		return NewS3(ctx, o)
 	}
 	return nil, fmt.Errorf("CORE_BLOB_URL: unsupported scheme %q", u.Scheme)
 }
@@ -180,6 +192,16 @@ func checkRange(offset, length int64) error {
 type limitedReadCloser struct {
 	io.Reader
 	io.Closer
+}
+
+// Ping checks that the folder is there and writable.
+func (l *Local) Ping(_ context.Context) error {
+	f, err := os.CreateTemp(l.dir, ".ping-*")
+	if err != nil {
+		return fmt.Errorf("blob folder %s: %w", l.dir, err)
+	}
+	_ = f.Close()
+	return os.Remove(f.Name())
 }
 
 // Delete removes the file of key.

@@ -1,107 +1,101 @@
-package blob
+package blob_test
 
 import (
 	"context"
-	"errors"
-	"io"
+	"net/url"
 	"strings"
 	"testing"
+
+	"coreportal/internal/blob"
+	"coreportal/internal/blob/blobtest"
 )
 
 func TestLocal(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open("", t.TempDir())
+	s, err := blob.Open(context.Background(), "", t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	key := KeyFor("attachments", "0f8fad5b-d9cb-469f-a165-70867728950e")
-	n, err := s.Put(ctx, key, strings.NewReader("hello"))
-	if err != nil || n != 5 {
-		t.Fatalf("put: %d %v", n, err)
-	}
-	r, err := s.Get(ctx, key)
+	blobtest.Conformance(t, s)
+	blobtest.Large(t, s, 1<<20)
+}
+
+func TestS3(t *testing.T) {
+	srv := blobtest.StartS3(t)
+	s := srv.Store(t)
+	blobtest.Conformance(t, s)
+	// 12 MiB over 5 MiB parts: three parts of a multipart upload
+	u, _ := url.Parse(srv.URL(srv.Bucket) + "&partSizeMB=5")
+	o, err := blob.ParseS3URL(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := io.ReadAll(r)
-	r.Close()
-	if string(b) != "hello" {
-		t.Fatalf("got %q", b)
-	}
-	if err := s.Delete(ctx, key); err != nil {
+	o.Creds = srv.Store(t).Creds()
+	small, err := blob.NewS3(context.Background(), o)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Get(ctx, key); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("get after delete: %v", err)
-	}
-	for _, bad := range []string{"../x", "a/../../b", "/abs", "A", "a//b", ""} {
-		if _, err := s.Put(ctx, bad, strings.NewReader("x")); err == nil {
-			t.Errorf("key %q accepted", bad)
-		}
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := s.Put(cctx, "x/y", strings.NewReader("data")); err == nil {
-		t.Fatal("cancelled put succeeded")
-	}
-	if _, err := s.Get(ctx, "x/y"); !errors.Is(err, ErrNotFound) {
-		t.Fatal("cancelled put left content")
+	blobtest.Large(t, small, 12<<20)
+	if keys := srv.Keys(t); len(keys) != 0 {
+		t.Fatalf("objects left behind: %v", keys)
 	}
 }
 
-// testRanges checks Stat and GetRange of any Store (shared with the S3 tests).
-func testRanges(t *testing.T, s Store) {
-	t.Helper()
+func TestOpenS3(t *testing.T) {
+	srv := blobtest.StartS3(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", blobtest.AccessKey)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", blobtest.SecretKey)
 	ctx := context.Background()
-	key := "ranges/ab/abcdef"
-	if _, err := s.Stat(ctx, key); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("stat missing: %v", err)
-	}
-	if _, err := s.GetRange(ctx, key, 0, 1); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("range missing: %v", err)
-	}
-	const content = "0123456789"
-	if _, err := s.Put(ctx, key, strings.NewReader(content)); err != nil {
+	s, err := blob.Open(ctx, srv.URL(srv.Bucket), t.TempDir())
+	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Delete(ctx, key)
-	if n, err := s.Stat(ctx, key); err != nil || n != int64(len(content)) {
-		t.Fatalf("stat: %d %v", n, err)
+	if _, err := s.Put(ctx, "a/b", strings.NewReader("via env")); err != nil {
+		t.Fatal(err)
 	}
+	if keys := srv.Keys(t); len(keys) != 1 || keys[0] != "a/b" {
+		t.Fatalf("keys %v", keys)
+	}
+	// a missing bucket is a clear error at start
+	if _, err := blob.Open(ctx, srv.URL("no-such-bucket"), t.TempDir()); err == nil || !strings.Contains(err.Error(), `"no-such-bucket" does not exist`) {
+		t.Fatalf("missing bucket: %v", err)
+	}
+}
+
+func TestParseS3URL(t *testing.T) {
 	for _, c := range []struct {
-		off, n int64
-		want   string
+		in       string
+		ok       bool
+		endpoint string
+		secure   bool
+		path     bool
+		region   string
 	}{
-		{0, -1, content},
-		{0, 10, content},
-		{3, 4, "3456"},
-		{7, -1, "789"},
-		{7, 100, "789"},
-		{9, 1, "9"},
-		{0, 0, ""},
+		{"s3://b", true, "", true, false, "us-east-1"},
+		{"s3://b?region=eu-west-3", true, "", true, false, "eu-west-3"},
+		{"s3://b?endpoint=http://127.0.0.1:9000", true, "127.0.0.1:9000", false, true, "us-east-1"},
+		{"s3://b?endpoint=minio.local:9000&pathStyle=false", true, "minio.local:9000", true, false, "us-east-1"},
+		{"s3://b?endpoint=https://s3.example.com&region=x", true, "s3.example.com", true, true, "x"},
+		{"s3://", false, "", false, false, ""},
+		{"s3://b/sub", false, "", false, false, ""},
+		{"s3://b?endpoint=ftp://x", false, "", false, false, ""},
+		{"s3://b?pathStyle=maybe", false, "", false, false, ""},
+		{"s3://b?partSizeMB=1", false, "", false, false, ""},
+		{"s3://b?bogus=1", false, "", false, false, ""},
 	} {
-		r, err := s.GetRange(ctx, key, c.off, c.n)
+		u, err := url.Parse(c.in)
 		if err != nil {
-			t.Fatalf("range %d,%d: %v", c.off, c.n, err)
+			t.Fatal(err)
 		}
-		b, err := io.ReadAll(r)
-		r.Close()
-		if err != nil || string(b) != c.want {
-			t.Errorf("range %d,%d = %q %v, want %q", c.off, c.n, b, err, c.want)
+		o, err := blob.ParseS3URL(u)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err %v", c.in, err)
+			continue
+		}
+		if c.ok && (o.Endpoint != c.endpoint || o.Secure != c.secure || o.PathStyle != c.path || o.Region != c.region || o.Bucket != "b") {
+			t.Errorf("%s: %+v", c.in, o)
 		}
 	}
-	if _, err := s.GetRange(ctx, key, -1, 2); err == nil {
-		t.Error("negative offset accepted")
+	if _, err := blob.Open(context.Background(), "ftp://x", t.TempDir()); err == nil {
+		t.Error("ftp scheme accepted")
 	}
-	if _, err := s.GetRange(ctx, key, 0, -2); err == nil {
-		t.Error("length -2 accepted")
-	}
-}
-
-func TestLocalRanges(t *testing.T) {
-	s, err := NewLocal(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	testRanges(t, s)
 }
