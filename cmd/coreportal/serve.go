@@ -138,6 +138,7 @@ func (a *app) routes() http.Handler {
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
+	a.mountReady(mux)
 	listsHTTP := lists.NewHandler(a.lists)
 	a.mountLists(mux, listsHTTP)
 	for _, r := range []interface{ Register(huma.API) }{

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"coreportal/internal/blob"
+	"coreportal/internal/system"
 )
 
 // openBlobs opens the blob store of CORE_BLOB_URL (attachments, files,
@@ -25,4 +27,19 @@ func (a *app) openBlobs(ctx context.Context) error {
 	}
 	slog.Info("blob store", "kind", kind)
 	return nil
+}
+
+// mountReady serves GET /ready: database, bus and blob store must answer.
+func (a *app) mountReady(mux *http.ServeMux) {
+	blobs := func(ctx context.Context) error {
+		if p, ok := a.blobs.(blob.Pinger); ok {
+			return p.Ping(ctx)
+		}
+		return nil
+	}
+	mux.HandleFunc("GET /ready", system.Ready(
+		system.Check{Name: "database", Probe: a.db.Ping},
+		system.Check{Name: "bus", Probe: a.bus.Healthy},
+		system.Check{Name: "blobs", Probe: blobs},
+	))
 }

@@ -89,3 +89,6 @@ func (s *S3Server) Keys(t testing.TB) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// Close stops the server before the end of the test (an outage).
+func (s *S3Server) Close() { s.srv.Close() }
