@@ -81,7 +81,7 @@ func TestPlatformServices(t *testing.T) {
 			status       int
 			code, field  string
 		}{
-			{"PATCH", "/services/ad-sync", map[string]any{"isEnabled": true}, 400, "VALIDATION_ERROR", "isEnabled"},
+			{"PATCH", "/services/ad-sync", map[string]any{"isEnabled": true}, 409, "CONFLICT", ""},
 			{"PATCH", "/services/search-crawler", map[string]any{"isEnabled": true}, 409, "CONFLICT", ""},
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronExpression": "every tuesday"}, 400, "VALIDATION_ERROR", "cronExpression"},
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"cronExpression": "@every 5s"}, 400, "VALIDATION_ERROR", "cronExpression"},
@@ -91,8 +91,8 @@ func TestPlatformServices(t *testing.T) {
 			{"PATCH", "/services/jobs-cleanup", map[string]any{"isEnabled": "yes"}, 400, "VALIDATION_ERROR", ""},
 			{"PATCH", "/services/notifications", map[string]any{"cronEnabled": true}, 400, "VALIDATION_ERROR", "cronEnabled"},
 			{"PATCH", "/services/nope", map[string]any{"isEnabled": true}, 404, "NOT_FOUND", ""},
-			{"POST", "/services/ad-sync/run", map[string]any{}, 400, "VALIDATION_ERROR", ""},
-			{"POST", "/services/ad-sync/run", map[string]any{"deactivateMissing": true}, 400, "VALIDATION_ERROR", ""},
+			{"POST", "/services/ad-sync/run", map[string]any{}, 409, "CONFLICT", ""},
+			{"POST", "/services/ad-sync/run", map[string]any{"deactivateMissing": true}, 409, "CONFLICT", ""},
 			{"POST", "/services/core-backup/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/notifications/run", nil, 400, "VALIDATION_ERROR", ""},
 			{"POST", "/services/search-crawler/run", nil, 409, "CONFLICT", ""},

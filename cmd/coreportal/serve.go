@@ -19,6 +19,7 @@ import (
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
+	"coreportal/internal/directory"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
@@ -45,6 +46,9 @@ type app struct {
 	lists    *lists.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
+
+	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
+	directory *directory.Service
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -119,6 +123,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if err := a.buildLists(); err != nil {
 		return nil, err
 	}
+	if err := a.buildDirectory(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -146,6 +153,7 @@ func (a *app) routes() http.Handler {
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
 		listsHTTP,
+		directory.NewHandler(a.directory),
 	} {
 		r.Register(api)
 	}

@@ -66,6 +66,8 @@ func Conflict(format string, args ...any) *Error { return New(CodeConflict, form
 
 func Unauthorized(format string, args ...any) *Error { return New(CodeUnauthorized, format, args...) }
 
+func Unavailable(format string, args ...any) *Error { return New(CodeUnavailable, format, args...) }
+
 // As extracts a domain error from err's chain.
 func As(err error) (*Error, bool) {
 	var fe *Error

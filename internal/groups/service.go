@@ -263,37 +263,44 @@ func (s *Service) RemoveMember(ctx context.Context, groupID, userID string) erro
 }
 
 // UpsertDomainGroup creates or renames the domain-linked group of a directory
-// group (ad-sync) and returns its id.
-func (s *Service) UpsertDomainGroup(ctx context.Context, externalID, name, description string) (string, error) {
-	name, err := checkName(name)
-	if err != nil {
-		return "", err
+// group (ad-sync) and returns its id and whether it was created or changed;
+// an unchanged group is not rewritten.
+func (s *Service) UpsertDomainGroup(ctx context.Context, externalID, name, description string) (id string, created, changed bool, err error) {
+	if name, err = checkName(name); err != nil {
+		return "", false, false, err
 	}
 	if description, err = checkDescription(description); err != nil {
-		return "", err
+		return "", false, false, err
 	}
-	var id string
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		g, err := s.st.byExternalID(ctx, externalID)
 		if store.IsNotFound(err) {
 			g = &Group{ID: uuid.NewString(), Name: name, Description: description, GroupType: DomainLinked, ExternalID: externalID}
-			id = g.ID
+			id, created = g.ID, true
 			return s.st.insert(ctx, g, s.now().UTC())
 		}
 		if err != nil {
 			return err
 		}
 		id = g.ID
+		if g.GroupType != DomainLinked {
+			return fault.Conflict("a portal group already carries the directory id %q", externalID)
+		}
+		if g.Name == name && g.Description == description {
+			return nil
+		}
+		changed = true
 		g.Name, g.Description = name, description
 		return s.st.update(ctx, g, s.now().UTC())
 	})
-	return id, err
+	return id, created, changed, err
 }
 
 // SetDomainMembers makes the members of a domain-linked group exactly userIDs
-// (removeMissing=false only adds).
-func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs []string, removeMissing bool) error {
-	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+// (removeMissing=false only adds) and reports whether anything changed.
+func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs []string, removeMissing bool) (bool, error) {
+	changed := false
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		cur, err := s.st.memberIDs(ctx, groupID)
 		if err != nil {
 			return err
@@ -306,6 +313,7 @@ func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs 
 				if err := s.st.addMember(ctx, groupID, u, now); err != nil {
 					return err
 				}
+				changed = true
 			}
 		}
 		if removeMissing {
@@ -314,15 +322,34 @@ func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs 
 					if _, err := s.st.removeMember(ctx, groupID, u); err != nil {
 						return err
 					}
+					changed = true
 				}
 			}
 		}
-		s.acl.Invalidate(ctx)
+		if changed {
+			s.acl.Invalidate(ctx)
+		}
 		return nil
 	})
+	return changed, err
 }
 
-// DeleteDomainGroup removes a domain-linked group (ad-sync, removeMissingGroups).
+// DomainGroups maps the directory id of every domain-linked group to its id.
+func (s *Service) DomainGroups(ctx context.Context) (map[string]string, error) {
+	return s.st.domainGroups(ctx)
+}
+
+// DeleteDomainGroup removes a domain-linked group (ad-sync, removeMissingGroups);
+// portal groups are refused.
 func (s *Service) DeleteDomainGroup(ctx context.Context, id string) error {
-	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error { return s.remove(ctx, id) })
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		g, err := s.st.byID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if g.GroupType != DomainLinked {
+			return fault.Conflict("group %s is a portal group: the sync never removes it", id)
+		}
+		return s.remove(ctx, id)
+	})
 }

@@ -38,11 +38,11 @@ func TestDomainGroups(t *testing.T) {
 		if err != nil || again != ids[0] {
 			t.Fatalf("upsert by external id: %v %v", again, err)
 		}
-		gid, err := svc.UpsertDomainGroup(ctx, "CN=Staff", "Staff", "")
+		gid, _, _, err := svc.UpsertDomainGroup(ctx, "CN=Staff", "Staff", "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g2, _ := svc.UpsertDomainGroup(ctx, "CN=Staff", "Staff renamed", "d"); g2 != gid {
+		if g2, created, changed, _ := svc.UpsertDomainGroup(ctx, "CN=Staff", "Staff renamed", "d"); g2 != gid || created || !changed {
 			t.Fatal("a second upsert must find the group")
 		}
 		node := acl.Ref{Type: acl.Node, ID: uuid.NewString()}
@@ -59,13 +59,13 @@ func TestDomainGroups(t *testing.T) {
 			}
 			return l
 		}
-		if err := svc.SetDomainMembers(ctx, gid, ids[:2], true); err != nil {
+		if _, err := svc.SetDomainMembers(ctx, gid, ids[:2], true); err != nil {
 			t.Fatal(err)
 		}
 		if level(ids[0]) != acl.Add || level(ids[2]) != acl.None {
 			t.Fatal("members after the first sync")
 		}
-		if err := svc.SetDomainMembers(ctx, gid, ids[1:], true); err != nil {
+		if _, err := svc.SetDomainMembers(ctx, gid, ids[1:], true); err != nil {
 			t.Fatal(err)
 		}
 		if level(ids[0]) != acl.None || level(ids[2]) != acl.Add {

@@ -161,3 +161,20 @@ func (s *groupStore) memberIDs(ctx context.Context, groupID string) (map[string]
 	}
 	return out, rows.Err()
 }
+
+func (s *groupStore) domainGroups(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, external_id FROM groups WHERE group_type = ? AND external_id IS NOT NULL", DomainLinked)
+	if err != nil {
+		return nil, fmt.Errorf("list domain groups: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, ext string
+		if err := rows.Scan(&id, &ext); err != nil {
+			return nil, fmt.Errorf("list domain groups: %w", err)
+		}
+		out[ext] = id
+	}
+	return out, rows.Err()
+}

@@ -21,10 +21,10 @@ func (h *Handler) Register(api huma.API) {
 	list.Description += " available is false while a service cannot run: ad-sync until the directory is configured; search-crawler, core-backup and recycle-bin while their capability is not part of the build."
 	web.Register(api, list, h.list)
 	patch := web.Op(http.MethodPatch, "/services/{key}", "updateService", "Switch a service on or off and set its schedule", web.Admin, "services")
-	patch.Description += ` cronExpression: five fields (minute hour day-of-month month day-of-week, UTC) or a descriptor of the schedule editor: @hourly, @every 2h, @every 15m (at least 1m), @daily, @weekly, @monthly. A changed schedule counts from now (no catch-up run). Enabling a service that is not available is refused: ad-sync answers 400 VALIDATION_ERROR (directory not configured), the others 409 CONFLICT. notifications has no schedule.`
+	patch.Description += ` cronExpression: five fields (minute hour day-of-month month day-of-week, UTC) or a descriptor of the schedule editor: @hourly, @every 2h, @every 15m (at least 1m), @daily, @weekly, @monthly. A changed schedule counts from now (no catch-up run). Enabling a service that is not available is refused with 409 CONFLICT (details.reason says why). ad-sync is switched on only when the directory is configured and a live connection check (connect, bind as the service account) passes; otherwise 409 with the check's error as details.reason. notifications has no schedule.`
 	web.Register(api, patch, h.update)
 	run := web.Op(http.MethodPost, "/services/{key}/run", "runService", "Queue a manual run", web.Admin, "services")
-	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused like in PATCH (ad-sync 400, others 409). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override."
+	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused with 409 CONFLICT (ad-sync: directory not configured). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override."
 	web.Register(api, run, h.run)
 }
 

@@ -51,7 +51,7 @@ type def struct {
 
 var defs = []def{
 	{key: KeyADSync, title: "Directory synchronisation", jobType: "adSync.run", expr: "0 2 * * *", manual: true, schedule: true,
-		unavailable: "the directory (LDAP) connection is not configured", refuse: fault.CodeValidation},
+		unavailable: "the directory (LDAP) connection is not configured", refuse: fault.CodeConflict},
 	{key: KeySearchCrawler, title: "Search crawler", jobType: "searchCrawler.run", expr: "0 3 * * *", manual: true, schedule: true,
 		unavailable: "the search index is not part of this build", refuse: fault.CodeConflict},
 	{key: KeyRecycleBin, title: "Recycle bin purge", jobType: "recycleBin.purge", enabled: true, cron: true, expr: "@daily", manual: true, schedule: true,

@@ -25,6 +25,7 @@ type Service struct {
 
 	mu      sync.RWMutex
 	runners map[string]runner
+	checks  map[string]func(ctx context.Context) error
 	now     func() time.Time
 }
 
@@ -35,7 +36,7 @@ type runner struct {
 
 // New builds the registry. jobs-cleanup is wired to q at once.
 func New(db *store.DB, q *jobs.Queue) *Service {
-	s := &Service{db: db, st: &svcStore{db: db}, q: q, runners: map[string]runner{}, now: time.Now}
+	s := &Service{db: db, st: &svcStore{db: db}, q: q, runners: map[string]runner{}, checks: map[string]func(context.Context) error{}, now: time.Now}
 	s.RegisterJob(KeyJobsCleanup, "jobs.cleanup", q.Cleanup)
 	return s
 }
@@ -57,6 +58,43 @@ func (s *Service) RegisterRunner(key string, jobType string, available func(ctx 
 func (s *Service) RegisterJob(key, jobType string, fn func(ctx context.Context) (any, error)) {
 	s.q.Handle(jobType, func(ctx context.Context, _ *jobs.Job) (any, error) { return fn(ctx) })
 	s.RegisterRunner(key, jobType, nil)
+}
+
+// RegisterEnableCheck sets a check that must pass before service key is
+// switched on (ad-sync: a live connection check of the directory). Its error
+// message becomes the reason of the 409 CONFLICT refusal. It runs outside any
+// transaction, so it may take network time.
+func (s *Service) RegisterEnableCheck(key string, fn func(ctx context.Context) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.checks[key] = fn
+}
+
+// checkEnable runs the enable check of d when p switches it on.
+func (s *Service) checkEnable(ctx context.Context, d def, p Patch) error {
+	if p.IsEnabled == nil || !*p.IsEnabled {
+		return nil
+	}
+	s.mu.RLock()
+	fn := s.checks[d.key]
+	s.mu.RUnlock()
+	if fn == nil {
+		return nil
+	}
+	if r, err := s.st.get(ctx, d); err != nil || r.enabled {
+		return err
+	}
+	if ok, why := s.availability(ctx, d); !ok {
+		return refusal(d, "isEnabled", "enable", why)
+	}
+	if err := fn(ctx); err != nil {
+		reason := err.Error()
+		if fe, ok := fault.As(err); ok {
+			reason = fe.Message
+		}
+		return fault.Conflict("cannot enable %s: %s", d.key, reason).With("reason", reason)
+	}
+	return nil
 }
 
 func (s *Service) runnerOf(key string) (runner, bool) {
@@ -171,10 +209,13 @@ func ParseCron(expr string) (cron.Schedule, error) {
 }
 
 // Update changes switches and schedule. Enabling a service that cannot run
-// is refused (ad-sync: 400 while the directory is not configured).
+// is refused (409 CONFLICT with details.reason, e.g. ad-sync while the directory is not configured or its connection check fails).
 func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecord, error) {
 	d, err := lookup(key)
 	if err != nil {
+		return ServiceRecord{}, err
+	}
+	if err := s.checkEnable(ctx, d, p); err != nil {
 		return ServiceRecord{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -186,7 +227,7 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecor
 		if p.IsEnabled != nil {
 			if *p.IsEnabled && !r.enabled {
 				if ok, why := s.availability(ctx, d); !ok {
-					return refusal(d, "isEnabled", "cannot enable %s: %s", d.key, why)
+					return refusal(d, "isEnabled", "enable", why)
 				}
 			}
 			r.enabled = *p.IsEnabled
@@ -222,11 +263,13 @@ func (s *Service) Update(ctx context.Context, key string, p Patch) (ServiceRecor
 	return s.Get(ctx, key)
 }
 
-func refusal(d def, field, format string, args ...any) error {
+// refusal is the error of an attempt to enable or run (action) a service that
+// is not available, with details.reason.
+func refusal(d def, field, action, why string) error {
 	if d.refuse == fault.CodeValidation {
-		return fault.Validation(field, format, args...)
+		return fault.Validation(field, "cannot %s %s: %s", action, d.key, why).With("reason", why)
 	}
-	return fault.New(d.refuse, format, args...)
+	return fault.New(d.refuse, "cannot %s %s: %s", action, d.key, why).With("reason", why)
 }
 
 // ServiceRunResult is the answer of a manual run.
@@ -246,7 +289,7 @@ func (s *Service) Run(ctx context.Context, key string, options map[string]any) (
 		return ServiceRunResult{}, fault.Validation("key", "%s has no manual run", d.key)
 	}
 	if ok, why := s.availability(ctx, d); !ok {
-		return ServiceRunResult{}, refusal(d, "key", "cannot run %s: %s", d.key, why)
+		return ServiceRunResult{}, refusal(d, "key", "run", why)
 	}
 	r, _ := s.runnerOf(d.key)
 	payload := map[string]any{"serviceKey": d.key, "trigger": "manual"}

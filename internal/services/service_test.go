@@ -2,6 +2,7 @@ package services
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
@@ -57,7 +58,7 @@ func TestRegistryRules(t *testing.T) {
 			p    Patch
 			code fault.Code
 		}{
-			{KeyADSync, Patch{IsEnabled: &yes}, fault.CodeValidation},
+			{KeyADSync, Patch{IsEnabled: &yes}, fault.CodeConflict},
 			{KeySearchCrawler, Patch{IsEnabled: &yes}, fault.CodeConflict},
 			{KeyJobsCleanup, Patch{CronExpression: &bad}, fault.CodeValidation},
 			{KeyNotifications, Patch{CronEnabled: &yes}, fault.CodeValidation},
@@ -72,7 +73,7 @@ func TestRegistryRules(t *testing.T) {
 		if err != nil || r.CronExpression != "@every 2h" || r.IsEnabled {
 			t.Fatalf("update: %+v %v", r, err)
 		}
-		for key, code := range map[string]fault.Code{KeyADSync: fault.CodeValidation, KeyCoreBackup: fault.CodeValidation,
+		for key, code := range map[string]fault.Code{KeyADSync: fault.CodeConflict, KeyCoreBackup: fault.CodeValidation,
 			KeySearchCrawler: fault.CodeConflict, KeyNotifications: fault.CodeValidation} {
 			if _, err := s.Run(ctx, key, nil); !fault.Is(err, code) {
 				t.Errorf("run %s: %v, want %s", key, err, code)
@@ -168,6 +169,37 @@ func TestOneTickFiresOnce(t *testing.T) {
 		// a downtime of many ticks collapses into one run
 		if ids, _ := a.Tick(ctx, start.Add(90*time.Minute)); len(ids) != 1 {
 			t.Fatalf("catch-up: %d runs", len(ids))
+		}
+	})
+}
+
+// ad-sync is switched on only when its enable check (the directory
+// connection check) passes; the refusal is a 409 carrying the reason, and a
+// service already on is not checked again.
+func TestEnableCheck(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		s := New(db, jobs.New(db))
+		s.RegisterRunner(KeyADSync, "adSync.run", func(context.Context) bool { return true })
+		calls := 0
+		var failure error = fault.Unavailable("the directory server cannot be reached")
+		s.RegisterEnableCheck(KeyADSync, func(context.Context) error { calls++; return failure })
+		yes := true
+		_, err := s.Update(ctx, KeyADSync, Patch{IsEnabled: &yes})
+		fe, ok := fault.As(err)
+		if !ok || fe.Code != fault.CodeConflict || fe.Details["reason"] != "the directory server cannot be reached" {
+			t.Fatalf("enable with a failing check: %v", err)
+		}
+		if r, _ := s.Get(ctx, KeyADSync); r.IsEnabled {
+			t.Fatal("enabled although the check failed")
+		}
+		failure = nil
+		if r, err := s.Update(ctx, KeyADSync, Patch{IsEnabled: &yes}); err != nil || !r.IsEnabled {
+			t.Fatalf("enable with a passing check: %+v %v", r, err)
+		}
+		failure = errors.New("down")
+		if _, err := s.Update(ctx, KeyADSync, Patch{IsEnabled: &yes}); err != nil || calls != 2 {
+			t.Fatalf("re-enabling an enabled service: %v, %d checks", err, calls)
 		}
 	})
 }

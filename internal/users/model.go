@@ -25,8 +25,13 @@ type User struct {
 	AvatarHash        string
 	AvatarContentType string
 	TokenVersion      int
-	CreatedAt         time.Time
-	UpdatedAt         time.Time
+	// DirectoryDN and ManagerDN are the entry's and its manager's DN (normalised) as ad-sync last saw them.
+	DirectoryDN string
+	ManagerDN   string
+	// DirectoryDeactivated: the sync (not an administrator) deactivated the account.
+	DirectoryDeactivated bool
+	CreatedAt            time.Time
+	UpdatedAt            time.Time
 }
 
 // Summary is a user in listings.

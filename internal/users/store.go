@@ -13,7 +13,8 @@ import (
 
 const userColumns = `id, login, display_name, email, auth_source, COALESCE(password_hash, ''), is_active, is_core_admin,
 	is_seed_admin, is_system, COALESCE(external_id, ''), directory_attrs, COALESCE(CAST(manager_user_id AS TEXT), ''),
-	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), token_version, created_at, updated_at`
+	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), token_version, created_at, updated_at,
+	COALESCE(directory_dn, ''), COALESCE(manager_dn, ''), directory_deactivated`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -22,7 +23,7 @@ func scanUser(r rowScanner) (*User, error) {
 	var attrs string
 	err := r.Scan(&u.ID, &u.Login, &u.DisplayName, &u.Email, &u.AuthSource, &u.PasswordHash, &u.IsActive, &u.IsCoreAdmin,
 		&u.IsSeedAdmin, &u.IsSystem, &u.ExternalID, &attrs, &u.ManagerUserID, &u.AvatarHash, &u.AvatarContentType,
-		&u.TokenVersion, &u.CreatedAt, &u.UpdatedAt)
+		&u.TokenVersion, &u.CreatedAt, &u.UpdatedAt, &u.DirectoryDN, &u.ManagerDN, &u.DirectoryDeactivated)
 	if err != nil {
 		return nil, err
 	}

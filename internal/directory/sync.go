@@ -1,0 +1,348 @@
+package directory
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
+
+	"coreportal/internal/fault"
+	"coreportal/internal/users"
+)
+
+// pageSize is the RFC 2696 page size of the sync searches.
+const pageSize = 500
+
+// maxErrors bounds the error texts kept in a sync result.
+const maxErrors = 20
+
+// SyncOptions are the options of one run.
+type SyncOptions struct {
+	// DeactivateMissing overrides cronDeactivateMissing when not nil.
+	DeactivateMissing *bool `json:"deactivateMissing,omitempty"`
+}
+
+// UserCounts are the user figures of a sync.
+type UserCounts struct {
+	Seen        int `json:"seen"`
+	Created     int `json:"created"`
+	Updated     int `json:"updated"`
+	Reactivated int `json:"reactivated"`
+	Unchanged   int `json:"unchanged"`
+	Deactivated int `json:"deactivated"`
+	Managers    int `json:"managersChanged"`
+}
+
+// GroupCounts are the group figures of a sync.
+type GroupCounts struct {
+	Seen             int `json:"seen"`
+	Created          int `json:"created"`
+	Updated          int `json:"updated"`
+	Unchanged        int `json:"unchanged"`
+	Removed          int `json:"removed"`
+	MembershipsTouch int `json:"membershipChanged" doc:"groups whose members changed"`
+}
+
+// PhotoCounts are the photo figures of a sync.
+type PhotoCounts struct {
+	Written int `json:"written"`
+	Removed int `json:"removed"`
+}
+
+// SyncResult is the result of job adSync.run.
+type SyncResult struct {
+	Users             UserCounts  `json:"users"`
+	Groups            GroupCounts `json:"groups"`
+	Photos            PhotoCounts `json:"photos"`
+	Errors            int         `json:"errors"`
+	ErrorMessages     []string    `json:"errorMessages"`
+	DeactivateMissing bool        `json:"deactivateMissing"`
+	Truncated         bool        `json:"truncated" doc:"syncLimit cut the user pass short: nobody was deactivated"`
+	GroupsTruncated   bool        `json:"groupsTruncated"`
+	DurationMs        int64       `json:"durationMs"`
+}
+
+func (r *SyncResult) fail(what string, err error) {
+	r.Errors++
+	if len(r.ErrorMessages) < maxErrors {
+		r.ErrorMessages = append(r.ErrorMessages, what+": "+message(err))
+	}
+}
+
+// Run synchronises users, photos, managers and (when syncGroups) groups.
+// Users are matched by external id, so a user renamed in the directory keeps
+// its local id; nothing is written for an unchanged entry. Users missing from
+// the selection are deactivated only when asked (opts, else
+// cronDeactivateMissing) and only after a complete pass. Portal groups are
+// never touched. A directory that cannot be reached fails the run before
+// anything changes; one lost in the middle fails it without deactivating.
+func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error) {
+	if !s.syncing.TryLock() {
+		return nil, fault.Conflict("a directory sync is already running")
+	}
+	defer s.syncing.Unlock()
+	start := s.now()
+	c, err := s.config(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !c.Configured() {
+		return nil, fault.Conflict("the directory connection is not configured")
+	}
+	res := &SyncResult{ErrorMessages: []string{}, DeactivateMissing: c.CronDeactivateMissing}
+	if opts.DeactivateMissing != nil {
+		res.DeactivateMissing = *opts.DeactivateMissing
+	}
+	cn, err := dial(ctx, c, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	defer cn.close()
+	seen := map[string]bool{}
+	err = s.pagedSearch(ctx, cn, c, c.syncFilter(), c.userAttributes(true), c.syncLimit(), &res.Truncated, func(e *ldap.Entry) {
+		if isComputer(e) {
+			return
+		}
+		res.Users.Seen++
+		if id := s.syncUser(ctx, c, e, res); id != "" {
+			seen[id] = true
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("directory sync: user pass: %w", describe(c, err))
+	}
+	if res.Users.Managers, err = s.users.ResolveDirectoryManagers(ctx); err != nil {
+		return nil, err
+	}
+	if res.DeactivateMissing && !res.Truncated {
+		if res.Users.Deactivated, err = s.users.DeactivateDirectoryUsersExcept(ctx, seen); err != nil {
+			return nil, err
+		}
+	}
+	if c.SyncGroups {
+		if err := s.syncGroups(ctx, cn, c, res); err != nil {
+			return nil, err
+		}
+	}
+	res.DurationMs = s.now().Sub(start).Milliseconds()
+	slog.InfoContext(ctx, "directory sync finished", "users", res.Users, "groups", res.Groups, "photos", res.Photos, "errors", res.Errors, "ms", res.DurationMs)
+	return res, nil
+}
+
+// pagedSearch runs a paged subtree search (RFC 2696) under baseDn and calls
+// fn for every entry, at most limit entries (truncated is set when more match).
+func (s *Service) pagedSearch(ctx context.Context, cn *conn, c Config, filter string, attrs []string, limit int, truncated *bool, fn func(*ldap.Entry)) error {
+	paging := ldap.NewControlPaging(pageSize)
+	n := 0
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		req := ldap.NewSearchRequest(c.BaseDN, ldap.ScopeWholeSubtree, ldap.NeverDerefAliases, 0, 0, false, filter, attrs, []ldap.Control{paging})
+		res, err := cn.Search(req)
+		if err != nil {
+			return err
+		}
+		for _, e := range res.Entries {
+			if n >= limit {
+				*truncated = true
+				return nil
+			}
+			n++
+			fn(e)
+		}
+		ctrl, _ := ldap.FindControl(res.Controls, ldap.ControlTypePaging).(*ldap.ControlPaging)
+		if ctrl == nil || len(ctrl.Cookie) == 0 {
+			return nil
+		}
+		paging.SetCookie(ctrl.Cookie)
+	}
+}
+
+// syncUser applies one entry and its photo; it returns the user id ("" when
+// the entry could not be used, counted as an error).
+func (s *Service) syncUser(ctx context.Context, c Config, e *ldap.Entry, res *SyncResult) string {
+	p := c.toPerson(e)
+	if p.Login == "" {
+		res.fail(e.DN, fault.Validation("login", "the entry has no %s", c.loginAttr()))
+		return ""
+	}
+	u, outcome, err := s.users.ApplyDirectoryEntry(ctx, p.DirectoryEntry)
+	if err != nil {
+		res.fail(p.Login, err)
+		if !isRule(err) {
+			slog.ErrorContext(ctx, "directory sync: user", "login", p.Login, "err", err)
+		}
+		return ""
+	}
+	switch outcome {
+	case users.DirectoryCreated:
+		res.Users.Created++
+	case users.DirectoryUpdated:
+		res.Users.Updated++
+	case users.DirectoryReactivated:
+		res.Users.Reactivated++
+	default:
+		res.Users.Unchanged++
+	}
+	if p.hasPhoto {
+		if err := s.syncPhoto(ctx, u, p.photo, res); err != nil {
+			res.fail(p.Login+" photo", err)
+			slog.ErrorContext(ctx, "directory sync: photo", "login", p.Login, "err", err)
+		}
+	}
+	return u.ID
+}
+
+func isRule(err error) bool {
+	return fault.Is(err, fault.CodeValidation) || fault.Is(err, fault.CodeConflict)
+}
+
+// maxPhoto bounds a stored photo (AD thumbnailPhoto is at most 100 KB).
+const maxPhoto = 1 << 20
+
+// syncPhoto stores the photo under avatars/{userId} when its hash changed and
+// removes it when the directory has none; an unchanged photo is not rewritten.
+func (s *Service) syncPhoto(ctx context.Context, u *users.User, photo []byte, res *SyncResult) error {
+	key := "avatars/" + u.ID
+	if len(photo) == 0 || len(photo) > maxPhoto {
+		if u.AvatarHash == "" {
+			return nil
+		}
+		if err := s.blobs.Delete(ctx, key); err != nil {
+			return fmt.Errorf("delete avatar: %w", err)
+		}
+		res.Photos.Removed++
+		return s.users.SetDirectoryAvatar(ctx, u.ID, "", "")
+	}
+	sum := sha256.Sum256(photo)
+	hash := hex.EncodeToString(sum[:])
+	if hash == u.AvatarHash {
+		return nil
+	}
+	ct := http.DetectContentType(photo)
+	if !strings.HasPrefix(ct, "image/") {
+		return errors.New("the photo is not an image")
+	}
+	if _, err := s.blobs.Put(ctx, key, bytes.NewReader(photo)); err != nil {
+		return fmt.Errorf("store avatar: %w", err)
+	}
+	res.Photos.Written++
+	return s.users.SetDirectoryAvatar(ctx, u.ID, hash, ct)
+}
+
+// directoryGroup is a group entry of the group pass.
+type directoryGroup struct {
+	ext, name, description string
+	members                []string // normalised member DNs (users and groups)
+}
+
+// syncGroups imports groups as domain_linked with nested membership
+// expanded: a user in a group that is a member of G is a member of G.
+func (s *Service) syncGroups(ctx context.Context, cn *conn, c Config, res *SyncResult) error {
+	byDN := map[string]*directoryGroup{}
+	var order []string
+	attrs := []string{"cn", "description", "member", "uniqueMember", "objectSid", c.idAttr()}
+	err := s.pagedSearch(ctx, cn, c, c.groupFilter(), attrs, c.groupLimit(), &res.GroupsTruncated, func(e *ldap.Entry) {
+		g := &directoryGroup{ext: externalID(c, e), name: e.GetEqualFoldAttributeValue("cn"), description: e.GetEqualFoldAttributeValue("description")}
+		if g.ext == "" {
+			g.ext = "dn:" + normDN(e.DN)
+		}
+		for _, m := range append(e.GetEqualFoldAttributeValues("member"), e.GetEqualFoldAttributeValues("uniqueMember")...) {
+			g.members = append(g.members, normDN(m))
+		}
+		dn := normDN(e.DN)
+		byDN[dn] = g
+		order = append(order, dn)
+	})
+	if err != nil {
+		return fmt.Errorf("directory sync: group pass: %w", describe(c, err))
+	}
+	userIDs, err := s.users.DirectoryDNs(ctx)
+	if err != nil {
+		return err
+	}
+	existing, err := s.groups.DomainGroups(ctx)
+	if err != nil {
+		return err
+	}
+	kept := map[string]bool{}
+	for _, dn := range order {
+		g := byDN[dn]
+		res.Groups.Seen++
+		id, created, changed, err := s.groups.UpsertDomainGroup(ctx, g.ext, g.name, g.description)
+		if err != nil {
+			res.fail("group "+g.name, err)
+			if ok := existing[g.ext]; ok != "" {
+				kept[g.ext] = true // keep a group that only failed to update
+			}
+			continue
+		}
+		kept[g.ext] = true
+		switch {
+		case created:
+			res.Groups.Created++
+		case changed:
+			res.Groups.Updated++
+		default:
+			res.Groups.Unchanged++
+		}
+		members := expand(dn, byDN, userIDs)
+		touched, err := s.groups.SetDomainMembers(ctx, id, members, c.removeMissingMembers())
+		if err != nil {
+			res.fail("group "+g.name+" members", err)
+			continue
+		}
+		if touched {
+			res.Groups.MembershipsTouch++
+		}
+	}
+	if c.RemoveMissingGroups && !res.GroupsTruncated {
+		for ext, id := range existing {
+			if kept[ext] {
+				continue
+			}
+			if err := s.groups.DeleteDomainGroup(ctx, id); err != nil {
+				res.fail("remove group", err)
+				continue
+			}
+			res.Groups.Removed++
+		}
+	}
+	return nil
+}
+
+// expand returns the user ids of group dn's members, nested groups
+// included, cycle-safe.
+func expand(dn string, byDN map[string]*directoryGroup, userIDs map[string]string) []string {
+	visited := map[string]bool{}
+	out := map[string]bool{}
+	var walk func(string)
+	walk = func(d string) {
+		if visited[d] {
+			return
+		}
+		visited[d] = true
+		for _, m := range byDN[d].members {
+			if id, ok := userIDs[m]; ok {
+				out[id] = true
+			} else if _, ok := byDN[m]; ok {
+				walk(m)
+			}
+		}
+	}
+	walk(dn)
+	ids := make([]string, 0, len(out))
+	for id := range out {
+		ids = append(ids, id)
+	}
+	return ids
+}
