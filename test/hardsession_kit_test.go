@@ -2,6 +2,7 @@ package test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -23,17 +24,42 @@ func bearer(s *kit.Server, tok string) *kit.Client {
 	return &kit.Client{S: s, Token: tok, HTTP: http.DefaultClient}
 }
 
-// loginFrom signs in as if from the client address addr (the test server
-// trusts 127.0.0.1 as a proxy, so X-Forwarded-For names the client).
-func loginFrom(t *testing.T, s *kit.Server, addr, login, password string) *kit.Response {
+// loginWith signs in with extra request headers (X-Forwarded-For names the
+// client address when the server trusts 127.0.0.1 as a proxy).
+func loginWith(t *testing.T, s *kit.Server, headers map[string]string, login, password string) *kit.Response {
 	t.Helper()
-	req, _ := http.NewRequest("POST", s.URL+"/api/v1/auth/login",
-		bytes.NewReader([]byte(`{"login":"`+login+`","password":"`+password+`"}`)))
+	body, _ := json.Marshal(map[string]string{"login": login, "password": password})
+	req, _ := http.NewRequest("POST", s.URL+"/api/v1/auth/login", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
-	if addr != "" {
-		req.Header.Set("X-Forwarded-For", addr)
+	for k, v := range headers {
+		req.Header.Set(k, v)
 	}
 	return s.Anon().Send(t, req)
+}
+
+// loginFrom signs in as if from the client address addr.
+func loginFrom(t *testing.T, s *kit.Server, addr, login, password string) *kit.Response {
+	t.Helper()
+	return loginWith(t, s, map[string]string{"X-Forwarded-For": addr}, login, password)
+}
+
+// tokenOf returns the token of a successful sign-in answer.
+func tokenOf(t *testing.T, r *kit.Response) string {
+	t.Helper()
+	r.Expect(t, 200)
+	return r.Map(t)["token"].(string)
+}
+
+// eventually polls cond every 100 ms until it holds or within passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // runBinary runs a coreportal sub-command with env and returns its combined

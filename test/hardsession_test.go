@@ -1,9 +1,11 @@
 package test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"coreportal/test/kit"
 )
@@ -36,6 +38,13 @@ func TestHardSessionHeadersAndScripts(t *testing.T) {
 			req.AddCookie(&http.Cookie{Name: "core_token", Value: adm.Token})
 			if cc := s.Anon().Send(t, req).Expect(t, 200).Header.Get("Cache-Control"); cc != "no-store" {
 				t.Errorf("cookie call: Cache-Control %q", cc)
+			}
+		})
+
+		t.Run("X-Forwarded-Proto from an untrusted peer does not make the cookie Secure", func(t *testing.T) {
+			r := loginWith(t, s, map[string]string{"X-Forwarded-Proto": "https"}, "admin", kit.AdminPassword).Expect(t, 200)
+			if strings.Contains(r.Header.Get("Set-Cookie"), "Secure") {
+				t.Fatalf("cookie %q", r.Header.Get("Set-Cookie"))
 			}
 		})
 
@@ -146,6 +155,119 @@ func TestHardSessionPasswordPolicy(t *testing.T) {
 					t.Fatalf("exit %d:\n%s", code, out)
 				}
 				s.Login(t, "policy", "other-Strong-pass-7")
+			})
+		})
+	}
+}
+
+// TestHardSessionSignInAndSignOut: #9 items 3 (throttling), 4 (revocation) and
+// 7 (Secure cookie) on two instances sharing one database without a shared
+// bus: throttle counters and revocations travel through the database.
+func TestHardSessionSignInAndSignOut(t *testing.T) {
+	for _, b := range kit.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			dbURL, dir := b.DatabaseURL(t), t.TempDir()
+			a := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1")
+			bb := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1", "CORE_PUBLIC_URL=https://portal.example.com")
+			adm := a.Admin(t)
+			_, ownerID := a.CreateUser(t, "owner", false)
+			a.CreateUser(t, "sprayed", false)
+
+			t.Run("an attacker's failures from one address do not stop the owner elsewhere", func(t *testing.T) {
+				for i := 0; i < 5; i++ {
+					loginFrom(t, a, "203.0.113.5", "owner", "wrong-password").Expect(t, 401, "UNAUTHORIZED")
+				}
+				// the other instance knows: the counters are in the database
+				loginFrom(t, bb, "203.0.113.5", "owner", "wrong-password").Expect(t, 429, "RATE_LIMITED")
+				loginFrom(t, bb, "203.0.113.5", "owner", "password-owner").Expect(t, 429, "RATE_LIMITED")
+				loginFrom(t, a, "198.51.100.7", "owner", "password-owner").Expect(t, 200)
+				loginFrom(t, bb, "198.51.100.8", "OWNER", "password-owner").Expect(t, 200)
+			})
+
+			t.Run("a spray across many addresses is slowed, not locked", func(t *testing.T) {
+				for i := 0; i < 20; i++ {
+					srv := a
+					if i%2 == 1 {
+						srv = bb
+					}
+					loginFrom(t, srv, fmt.Sprintf("192.0.2.%d", i+1), "sprayed", "wrong-password").Expect(t, 401, "UNAUTHORIZED")
+				}
+				r := loginFrom(t, bb, "192.0.2.100", "sprayed", "password-sprayed").Expect(t, 429, "RATE_LIMITED")
+				wait, _ := r.Error.Details["retryAfterSeconds"].(float64)
+				if wait < 1 || wait > 30 {
+					t.Fatalf("retryAfterSeconds %v", r.Error.Details)
+				}
+				time.Sleep(time.Duration(wait) * time.Second)
+				loginFrom(t, a, "192.0.2.101", "sprayed", "password-sprayed").Expect(t, 200)
+			})
+
+			t.Run("logout revokes that token on every instance", func(t *testing.T) {
+				t1 := tokenOf(t, loginWith(t, a, nil, "owner", "password-owner"))
+				t2 := tokenOf(t, loginWith(t, a, nil, "owner", "password-owner"))
+				bearer(bb, t1).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+				bearer(a, t1).Do(t, "POST", "/auth/logout", nil).Expect(t, 200)
+				bearer(a, t1).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				bearer(a, t2).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+				eventually(t, 8*time.Second, "revocation reaches the other instance", func() bool {
+					return bearer(bb, t1).Do(t, "GET", "/auth/me", nil).Status == 401
+				})
+				bearer(bb, t2).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+				// sign-out through the session cookie
+				t3 := tokenOf(t, loginWith(t, bb, nil, "owner", "password-owner"))
+				req, _ := http.NewRequest("POST", bb.URL+"/api/v1/auth/logout", nil)
+				req.AddCookie(&http.Cookie{Name: "core_token", Value: t3})
+				bb.Anon().Send(t, req).Expect(t, 200)
+				bearer(bb, t3).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				// after a restart the deny-list is read back from the database
+				c := kit.StartWith(t, dbURL, dir, "serve")
+				bearer(c, t1).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				bearer(c, t2).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+			})
+
+			t.Run("deactivation, role removal and reset end every session for good", func(t *testing.T) {
+				tok := tokenOf(t, loginWith(t, a, nil, "owner", "password-owner"))
+				adm.Do(t, "PATCH", "/admin/users/"+ownerID, map[string]any{"isActive": false}).Expect(t, 200)
+				bearer(a, tok).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				adm.Do(t, "PATCH", "/admin/users/"+ownerID, map[string]any{"isActive": true}).Expect(t, 200)
+				bearer(a, tok).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				eventually(t, 12*time.Second, "the other instance refuses the old token", func() bool {
+					return bearer(bb, tok).Do(t, "GET", "/auth/me", nil).Status == 401
+				})
+
+				boss, bossID := a.CreateUser(t, "boss", true)
+				boss.Do(t, "GET", "/admin/users", nil).Expect(t, 200)
+				adm.Do(t, "PATCH", "/admin/users/"+bossID, map[string]any{"isCoreAdmin": false}).Expect(t, 200)
+				boss.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				again := bearer(a, tokenOf(t, loginWith(t, a, nil, "boss", "password-boss")))
+				again.Do(t, "GET", "/admin/users", nil).Expect(t, 403, "FORBIDDEN")
+				// granting the role does not revoke; nothing to protect against
+				adm.Do(t, "PATCH", "/admin/users/"+bossID, map[string]any{"isCoreAdmin": true}).Expect(t, 200)
+				again.Do(t, "GET", "/admin/users", nil).Expect(t, 200)
+
+				tok = tokenOf(t, loginWith(t, a, nil, "owner", "password-owner"))
+				adm.Do(t, "POST", "/admin/users/"+ownerID+"/reset-password", map[string]any{"password": "a-Fresh-pass-99"}).Expect(t, 200)
+				bearer(a, tok).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+				bearer(a, tokenOf(t, loginWith(t, a, nil, "owner", "a-Fresh-pass-99"))).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+			})
+
+			t.Run("the cookie is Secure over https through a trusted proxy or with an https public URL", func(t *testing.T) {
+				secure := func(r *kit.Response) bool {
+					r.Expect(t, 200)
+					return strings.Contains(r.Header.Get("Set-Cookie"), "; Secure")
+				}
+				if secure(loginWith(t, a, nil, "admin", kit.AdminPassword)) {
+					t.Fatal("plain http answer with a Secure cookie")
+				}
+				if !secure(loginWith(t, a, map[string]string{"X-Forwarded-Proto": "https"}, "admin", kit.AdminPassword)) {
+					t.Fatal("https through the trusted proxy: cookie not Secure")
+				}
+				if !secure(loginWith(t, bb, nil, "admin", kit.AdminPassword)) {
+					t.Fatal("CORE_PUBLIC_URL=https: cookie not Secure")
+				}
+				out := bearer(bb, tokenOf(t, loginWith(t, bb, nil, "admin", kit.AdminPassword))).Do(t, "POST", "/auth/logout", nil).Expect(t, 200)
+				if !strings.Contains(out.Header.Get("Set-Cookie"), "; Secure") {
+					t.Fatalf("logout cookie %q", out.Header.Get("Set-Cookie"))
+				}
 			})
 		})
 	}

@@ -121,7 +121,9 @@ func TestUserAdministration(t *testing.T) {
 			vera.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
 			s.Anon().Do(t, "POST", "/auth/login", map[string]any{"login": "vera", "password": "password-vera"}).Expect(t, 401)
 			adm.Do(t, "PATCH", "/admin/users/"+ids["vera"], map[string]any{"isActive": true}).Expect(t, 200)
-			vera.Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+			// CONTRACT.md: re-activation does not revive the old tokens
+			vera.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+			s.Login(t, "vera", "password-vera").Do(t, "GET", "/auth/me", nil).Expect(t, 200)
 		})
 
 		t.Run("reset password", func(t *testing.T) {

@@ -99,8 +99,12 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.users = users.NewService(db, a.bus)
-	a.auth = auth.NewService(a.users, tokens)
+	a.auth = auth.NewService(a.users, tokens, db, a.bus)
 	a.auth.SetTrustedProxies(cfg.TrustedProxies)
+	a.auth.SetPublicHTTPS(cfg.PublicHTTPS())
+	if err := a.auth.Revocations().Load(ctx); err != nil {
+		return nil, err
+	}
 	generated, err := a.users.Bootstrap(ctx, cfg.SeedAdminLogin, cfg.SeedAdminPassword)
 	if err != nil {
 		return nil, err
@@ -115,7 +119,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	}
 	a.buildPlatform()
 	a.connect()
-	a.loops = append(a.loops, a.users.Listen, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
+	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
 	a.buildAccess()
 	if err := a.openBlobs(ctx); err != nil {
 		return nil, err

@@ -1,7 +1,9 @@
 package auth
 
 import (
+	"context"
 	"encoding/base64"
+	"fmt"
 	"net/http/httptest"
 	"net/netip"
 	"strconv"
@@ -12,6 +14,11 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+
+	"coreportal/internal/bus"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+	"coreportal/internal/store/storetest"
 )
 
 func TestPasswordHashing(t *testing.T) {
@@ -117,12 +124,12 @@ func TestTokens(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sub, ver, err := tk.Verify(c.token)
+			cl, err := tk.Verify(c.token)
 			if (err == nil) != c.ok {
 				t.Fatalf("err=%v", err)
 			}
-			if c.ok && (sub != "user-1" || ver != 3) {
-				t.Fatalf("sub=%q ver=%d", sub, ver)
+			if c.ok && (cl.UserID != "user-1" || cl.Version != 3 || cl.ID == "" || cl.ExpiresAt.IsZero()) {
+				t.Fatalf("claims %+v", cl)
 			}
 		})
 	}
@@ -143,53 +150,139 @@ func unsignedToken(t *testing.T, sub string) string {
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 func TestThrottle(t *testing.T) {
-	th := NewThrottle(3, time.Minute)
-	now := time.Unix(1000, 0)
-	th.now = func() time.Time { return now }
-	for i := 0; i < 3; i++ {
-		if !th.Take("k") {
-			t.Fatalf("refused attempt %d", i+1)
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		th := NewThrottle(db)
+		th.PairLimit, th.AddressLimit, th.LoginCeiling = 3, 10, 5
+		now := time.Unix(1_000_000, 0)
+		th.now = func() time.Time { return now }
+		fail := func(login, addr string) error {
+			a, err := th.Begin(ctx, login, addr)
+			if err != nil {
+				return err
+			}
+			return a.Failed(ctx)
 		}
-	}
-	if th.Take("k") {
-		t.Fatal("allowed past the limit")
-	}
-	if !th.Take("other") {
-		t.Fatal("another key refused")
-	}
-	th.Refund("k")
-	if !th.Take("k") || th.Take("k") {
-		t.Fatal("refund did not give back exactly one attempt")
-	}
-	now = now.Add(time.Minute)
-	if !th.Take("k") {
-		t.Fatal("still refused after the window")
-	}
-	th.Reset("k")
-	for i := 0; i < 3; i++ {
-		if !th.Take("k") {
-			t.Fatal("refused after reset")
-		}
-	}
+		t.Run("pair limit stops the guesser, not the owner elsewhere", func(t *testing.T) {
+			for i := 0; i < 3; i++ {
+				if err := fail("ann", "10.0.0.1"); err != nil {
+					t.Fatalf("failure %d refused: %v", i+1, err)
+				}
+			}
+			if _, err := th.Begin(ctx, "ANN", "10.0.0.1"); !fault.Is(err, fault.CodeRateLimited) {
+				t.Fatalf("4th attempt from the same address: %v", err)
+			}
+			a, err := th.Begin(ctx, "ann", "10.0.0.2")
+			if err != nil {
+				t.Fatalf("owner from another address refused: %v", err)
+			}
+			if err := a.Succeeded(ctx); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(th.Window)
+			if _, err := th.Begin(ctx, "ann", "10.0.0.1"); err != nil {
+				t.Fatalf("still refused after the window: %v", err)
+			}
+		})
+		t.Run("cancelled attempts do not count", func(t *testing.T) {
+			for i := 0; i < 10; i++ {
+				a, err := th.Begin(ctx, "bob", "10.0.0.3")
+				if err != nil {
+					t.Fatalf("attempt %d: %v", i, err)
+				}
+				a.Cancel(ctx)
+			}
+		})
+		t.Run("a spray across addresses is spaced by a growing delay", func(t *testing.T) {
+			for i := 0; i < 5; i++ {
+				if err := fail("cat", fmt.Sprintf("10.1.0.%d", i)); err != nil {
+					t.Fatalf("failure %d: %v", i, err)
+				}
+			}
+			_, err := th.Begin(ctx, "cat", "10.1.1.1")
+			if !fault.Is(err, fault.CodeRateLimited) {
+				t.Fatalf("attempt past the ceiling inside the delay: %v", err)
+			}
+			now = now.Add(th.BaseDelay)
+			if err := fail("cat", "10.1.1.2"); err != nil {
+				t.Fatalf("attempt after the delay: %v", err)
+			}
+			now = now.Add(th.BaseDelay) // the delay doubled
+			if _, err := th.Begin(ctx, "cat", "10.1.1.3"); !fault.Is(err, fault.CodeRateLimited) {
+				t.Fatalf("delay did not grow: %v", err)
+			}
+			now = now.Add(th.BaseDelay)
+			a, err := th.Begin(ctx, "cat", "10.1.1.3")
+			if err != nil {
+				t.Fatalf("owner refused after the grown delay: %v", err)
+			}
+			if err := a.Succeeded(ctx); err != nil {
+				t.Fatal(err)
+			}
+		})
+		t.Run("parallel attempts cannot pass the pair limit", func(t *testing.T) {
+			var allowed atomic.Int32
+			var wg sync.WaitGroup
+			for i := 0; i < 16; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if _, err := th.Begin(ctx, "dan", "10.2.0.1"); err == nil {
+						allowed.Add(1)
+					}
+				}()
+			}
+			wg.Wait()
+			if allowed.Load() != 3 {
+				t.Fatalf("%d parallel attempts allowed, want 3", allowed.Load())
+			}
+		})
+		t.Run("delay grows exponentially up to the cap", func(t *testing.T) {
+			want := []time.Duration{0, th.BaseDelay, 2 * th.BaseDelay, 4 * th.BaseDelay, th.MaxDelay, th.MaxDelay}
+			for i, f := range []int{4, 5, 6, 7, 30, 1000} {
+				if got := th.delay(f); got != want[i] {
+					t.Errorf("delay(%d) = %v, want %v", f, got, want[i])
+				}
+			}
+		})
+	})
 }
 
-func TestThrottleParallel(t *testing.T) {
-	th := NewThrottle(5, time.Minute)
-	var allowed atomic.Int32
-	var wg sync.WaitGroup
-	for i := 0; i < 64; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if th.Take("k") {
-				allowed.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	if allowed.Load() != 5 {
-		t.Fatalf("%d parallel attempts allowed, want 5", allowed.Load())
-	}
+func TestRevocations(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		a := NewRevocations(db, bus.NewMemory())
+		b := NewRevocations(db, bus.NewMemory()) // another instance, no shared bus
+		exp := time.Now().Add(time.Hour)
+		if err := a.Revoke(ctx, "jti-1", exp); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Revoke(ctx, "jti-1", exp); err != nil {
+			t.Fatalf("second revoke: %v", err)
+		}
+		if !a.Revoked("jti-1") || a.Revoked("jti-2") || a.Revoked("") {
+			t.Fatal("local deny-list wrong")
+		}
+		if b.Revoked("jti-1") {
+			t.Fatal("b knew before loading")
+		}
+		if err := b.Load(ctx); err != nil || !b.Revoked("jti-1") {
+			t.Fatalf("b did not learn the revocation from the database: %v", err)
+		}
+		if err := a.Revoke(ctx, "old", time.Now().Add(-time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.forgetExpired(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if a.Revoked("old") || !a.Revoked("jti-1") {
+			t.Fatal("sweep dropped the wrong tokens")
+		}
+		c := NewRevocations(db, bus.NewMemory())
+		if err := c.Load(ctx); err != nil || c.Revoked("old") || !c.Revoked("jti-1") {
+			t.Fatalf("fresh load: %v", err)
+		}
+	})
 }
 
 func TestClientAddress(t *testing.T) {

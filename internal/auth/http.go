@@ -48,8 +48,12 @@ type logoutOut struct {
 
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
-	web.Register(api, web.Op(http.MethodPost, "/auth/login", "login", "Sign in; returns a JWT and sets the core_token cookie", web.Public, "auth"), h.login)
-	web.Register(api, web.Op(http.MethodPost, "/auth/logout", "logout", "Sign out: clears the core_token cookie", web.Public, "auth"), h.logout)
+	in := web.Op(http.MethodPost, "/auth/login", "login", "Sign in: a JWT and the core_token cookie", web.Public, "auth")
+	in.Description = "Sign in; returns a JWT and sets the core_token cookie (HttpOnly, SameSite=Lax; Secure when the request came over https, through a proxy of CORE_TRUSTED_PROXIES that says so in X-Forwarded-Proto, or when CORE_PUBLIC_URL is https). Failed attempts are throttled per (login, client address): 5 per 15 minutes, then 429 RATE_LIMITED for that pair; per client address: 20 per 15 minutes; per login across addresses: past 20 failures in an hour, attempts are spaced by a delay that doubles with each failure from 1 s up to 30 s (429 RATE_LIMITED with details.retryAfterSeconds inside it). The counters are shared by every instance."
+	web.Register(api, in, h.login)
+	out := web.Op(http.MethodPost, "/auth/logout", "logout", "Sign out: revoke the token and clear the cookie", web.Public, "auth")
+	out.Description = "Sign out: revokes the token the call carries (bearer or core_token cookie) on every instance until it expires, and clears the cookie. Without a valid token it only clears the cookie."
+	web.Register(api, out, h.logout)
 }
 
 func (h *Handler) login(ctx context.Context, in *loginIn) (*loginOut, error) {
@@ -69,6 +73,9 @@ func (h *Handler) login(ctx context.Context, in *loginIn) (*loginOut, error) {
 }
 
 func (h *Handler) logout(ctx context.Context, _ *struct{}) (*logoutOut, error) {
+	if err := h.svc.Logout(ctx); err != nil {
+		return nil, err
+	}
 	out := &logoutOut{Body: web.Envelope[any]{Success: true}}
 	out.SetCookie = http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1, Expires: time.Unix(0, 0),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: ClientFrom(ctx).TLS}

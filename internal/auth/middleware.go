@@ -38,7 +38,7 @@ func ClientFrom(ctx context.Context) Client {
 func (s *Service) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
-		ctx = context.WithValue(ctx, clientKey{}, Client{Address: s.clientAddress(r), TLS: r.TLS != nil})
+		ctx = context.WithValue(ctx, clientKey{}, Client{Address: s.clientAddress(r), TLS: s.overTLS(r)})
 		tok, fromCookie := tokenOf(r)
 		if fromCookie && unsafeMethod(r.Method) {
 			if err := checkCookieWrite(r); err != nil {
@@ -58,8 +58,32 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 	})
 }
 
-// SetTrustedProxies names the reverse proxies whose X-Forwarded-For is believed.
+// SetTrustedProxies names the reverse proxies whose X-Forwarded-For and
+// X-Forwarded-Proto are believed.
 func (s *Service) SetTrustedProxies(p []netip.Prefix) { s.proxies = p }
+
+// SetPublicHTTPS says that users reach the portal over https (CORE_PUBLIC_URL
+// is https): the session cookie is then always Secure.
+func (s *Service) SetPublicHTTPS(on bool) { s.publicHTTPS = on }
+
+// overTLS reports whether the caller reached the portal over https: directly,
+// through a trusted proxy that says so in X-Forwarded-Proto, or because the
+// portal is published at an https address.
+func (s *Service) overTLS(r *http.Request) bool {
+	if r.TLS != nil || s.publicHTTPS {
+		return true
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if !s.trusted(host) {
+		return false
+	}
+	// the proxy nearest to us appends last
+	protos := strings.Split(strings.Join(r.Header.Values("X-Forwarded-Proto"), ","), ",")
+	return strings.EqualFold(strings.TrimSpace(protos[len(protos)-1]), "https")
+}
 
 // clientAddress is the peer address, or, when the peer is a trusted proxy,
 // the right-most address of X-Forwarded-For that is not a trusted proxy.

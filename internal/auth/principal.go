@@ -3,7 +3,10 @@
 // middleware and the per-operation policy.
 package auth
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Principal is the authenticated caller.
 type Principal struct {
@@ -12,6 +15,11 @@ type Principal struct {
 	DisplayName string
 	IsAdmin     bool
 	IsSystem    bool
+	// TokenID (jti), TokenVersion and ExpiresAt describe the token the caller
+	// presented (empty for jobs): sign-out revokes it, streams recheck it.
+	TokenID      string
+	TokenVersion int
+	ExpiresAt    time.Time
 }
 
 type principalKey struct{}

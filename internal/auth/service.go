@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"coreportal/internal/audit"
+	"coreportal/internal/bus"
 	"coreportal/internal/fault"
+	"coreportal/internal/store"
 )
 
 // Account is what sign-in needs to know of a user.
@@ -38,27 +40,32 @@ type DomainLogin func(ctx context.Context, login, password string) (Account, err
 
 // Service signs users in and resolves tokens to principals.
 type Service struct {
-	accounts  Accounts
-	tokens    *Tokens
-	byLogin   *Throttle
-	byAddress *Throttle
-	domain    DomainLogin
+	accounts Accounts
+	tokens   *Tokens
+	throttle *Throttle
+	revoked  *Revocations
+	domain   DomainLogin
 	// hashing bounds concurrent password checks: each argon2id check takes
 	// 7 MiB and a core for a few milliseconds.
-	hashing chan struct{}
-	proxies []netip.Prefix
+	hashing     chan struct{}
+	proxies     []netip.Prefix
+	publicHTTPS bool
 }
 
-// NewService wires the sign-in service.
-func NewService(accounts Accounts, tokens *Tokens) *Service {
+// NewService wires the sign-in service: the throttle and the deny-list of
+// signed-out tokens live in db and are shared by every instance.
+func NewService(accounts Accounts, tokens *Tokens, db *store.DB, b bus.Bus) *Service {
 	return &Service{
-		accounts:  accounts,
-		tokens:    tokens,
-		byLogin:   NewThrottle(5, 15*time.Minute),
-		byAddress: NewThrottle(20, 15*time.Minute),
-		hashing:   make(chan struct{}, max(2, runtime.NumCPU()*2)),
+		accounts: accounts,
+		tokens:   tokens,
+		throttle: NewThrottle(db),
+		revoked:  NewRevocations(db, b),
+		hashing:  make(chan struct{}, max(2, runtime.NumCPU()*2)),
 	}
 }
+
+// Revocations is the deny-list of signed-out tokens (Load it before serving, Run it in a loop).
+func (s *Service) Revocations() *Revocations { return s.revoked }
 
 // SetDomainLogin plugs in directory sign-in.
 func (s *Service) SetDomainLogin(fn DomainLogin) { s.domain = fn }
@@ -70,10 +77,7 @@ type Session struct {
 	UserID    string
 }
 
-var (
-	errBadCredentials = fault.Unauthorized("invalid login or password")
-	errThrottled      = fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later")
-)
+var errBadCredentials = fault.Unauthorized("invalid login or password")
 
 // verify checks a password with at most cap(s.hashing) checks at once.
 func (s *Service) verify(ctx context.Context, hash, password string) (bool, error) {
@@ -90,45 +94,43 @@ func (s *Service) verify(ctx context.Context, hash, password string) (bool, erro
 // answer, in about the same time.
 func (s *Service) Login(ctx context.Context, login, password, authType, address string) (Session, error) {
 	login = strings.TrimSpace(login)
-	loginKey := strings.ToLower(login)
-	if !s.byLogin.Take(loginKey) {
-		return Session{}, errThrottled
+	if authType != "" && authType != "local" && authType != "domain" {
+		return Session{}, fault.Validation("authType", "authType must be local or domain")
 	}
-	if !s.byAddress.Take(address) {
-		s.byLogin.Refund(loginKey)
-		return Session{}, errThrottled
+	if authType == "domain" && s.domain == nil {
+		return Session{}, fault.Validation("authType", "domain sign-in is not available: the directory connection is not configured")
+	}
+	try, err := s.throttle.Begin(ctx, login, address)
+	if err != nil {
+		return Session{}, err
 	}
 	var acc Account
-	var err error
-	switch authType {
-	case "", "local":
-		acc, err = s.localAccount(ctx, login, password)
-	case "domain":
-		if s.domain == nil {
-			return Session{}, fault.Validation("authType", "domain sign-in is not available: the directory connection is not configured")
-		}
+	if authType == "domain" {
 		acc, err = s.domain(ctx, login, password)
 		if fault.Is(err, fault.CodeNotFound) {
 			err = errBadCredentials
 		}
-	default:
-		return Session{}, fault.Validation("authType", "authType must be local or domain")
+	} else {
+		acc, err = s.localAccount(ctx, login, password)
 	}
 	if err != nil {
 		if fault.Is(err, fault.CodeUnauthorized) {
 			slog.InfoContext(ctx, "sign-in failed", "login", login, "address", address)
 			audit.Record(ctx, audit.Entry{Action: audit.SignInFailed, ResourceType: "user", Outcome: "failure",
 				Actor: &audit.Actor{Login: login, Address: address}, Details: map[string]any{"authType": authType}})
+			if ferr := try.Failed(context.WithoutCancel(ctx)); ferr != nil {
+				return Session{}, ferr
+			}
 		} else { // not a wrong password: the attempt does not count
-			s.byLogin.Refund(loginKey)
-			s.byAddress.Refund(address)
+			try.Cancel(ctx)
 		}
 		return Session{}, err
 	}
-	s.byLogin.Reset(loginKey)
+	if err := try.Succeeded(context.WithoutCancel(ctx)); err != nil {
+		return Session{}, err
+	}
 	audit.Record(ctx, audit.Entry{Action: audit.SignIn, ResourceType: "user", ResourceID: acc.ID,
 		Actor: &audit.Actor{ID: acc.ID, Login: acc.Login, Address: address}, Details: map[string]any{"authSource": acc.AuthSource}})
-	s.byAddress.Refund(address)
 	tok, exp, err := s.tokens.Issue(acc.ID, acc.TokenVersion)
 	if err != nil {
 		return Session{}, err
@@ -159,25 +161,55 @@ func (s *Service) localAccount(ctx context.Context, login, password string) (Acc
 	return acc, nil
 }
 
-// Authenticate resolves a token to a principal. Tokens of missing,
-// deactivated or system accounts are refused.
+// Authenticate resolves a token to a principal. Tokens that were signed out,
+// of missing, deactivated or system accounts, or older than the account's
+// token generation (password change or reset, deactivation, loss of the
+// administrator role) are refused.
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
-	id, version, err := s.tokens.Verify(token)
+	c, err := s.tokens.Verify(token)
 	if err != nil {
 		return nil, fault.Unauthorized("invalid or expired token")
 	}
-	acc, err := s.accounts.AccountByID(ctx, id)
-	if fault.Is(err, fault.CodeNotFound) {
-		return nil, fault.Unauthorized("invalid or expired token")
-	}
-	if err != nil {
+	p := &Principal{UserID: c.UserID, TokenID: c.ID, TokenVersion: c.Version, ExpiresAt: c.ExpiresAt}
+	if err := s.Recheck(ctx, p); err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// Recheck validates a principal again (long-lived streams call it): the
+// token must not have expired or been revoked, and the account must still be
+// active at the token's generation. It refreshes the principal's name and
+// role from the account.
+func (s *Service) Recheck(ctx context.Context, p *Principal) error {
+	if !p.ExpiresAt.IsZero() && !time.Now().Before(p.ExpiresAt) {
+		return fault.Unauthorized("invalid or expired token")
+	}
+	if s.revoked != nil && s.revoked.Revoked(p.TokenID) {
+		return fault.Unauthorized("the token was revoked (signed out); sign in again")
+	}
+	acc, err := s.accounts.AccountByID(ctx, p.UserID)
+	if fault.Is(err, fault.CodeNotFound) {
+		return fault.Unauthorized("invalid or expired token")
+	}
+	if err != nil {
+		return err
+	}
 	if !acc.IsActive || acc.IsSystem {
-		return nil, fault.Unauthorized("the account is deactivated")
+		return fault.Unauthorized("the account is deactivated")
 	}
-	if version != acc.TokenVersion {
-		return nil, fault.Unauthorized("the token was revoked (password changed); sign in again")
+	if p.TokenVersion != acc.TokenVersion {
+		return fault.Unauthorized("the token was revoked (password, role or status changed); sign in again")
 	}
-	return &Principal{UserID: acc.ID, Login: acc.Login, DisplayName: acc.DisplayName, IsAdmin: acc.IsAdmin}, nil
+	p.Login, p.DisplayName, p.IsAdmin = acc.Login, acc.DisplayName, acc.IsAdmin
+	return nil
+}
+
+// Logout revokes the token the caller signed in with (if any).
+func (s *Service) Logout(ctx context.Context) error {
+	p := FromContext(ctx)
+	if p == nil || p.TokenID == "" || s.revoked == nil {
+		return nil
+	}
+	return s.revoked.Revoke(ctx, p.TokenID, p.ExpiresAt)
 }

@@ -1,73 +1,147 @@
 package auth
 
 import (
-	"sync"
+	"context"
+	"math"
+	"strings"
 	"time"
+
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
 )
 
-// Throttle counts failed sign-ins per key (login, address) in a fixed window.
-// It lives in memory: each instance throttles on its own.
+// Throttle slows password guessing (OWASP ASVS 5.0 6.3.1) without giving an
+// attacker a lever to lock anyone out. Its counters live in the database, so
+// every instance shares them:
+//
+//   - per (login, client address): PairLimit failures per Window, then 429 for
+//     that pair until the window ends: the guesser is stopped, the owner
+//     signing in from elsewhere is not;
+//   - per client address across logins: AddressLimit failures per Window;
+//   - per login across addresses: after LoginCeiling failures within
+//     LoginWindow, attempts on the login are spaced by a delay that doubles
+//     with each further failure (BaseDelay, 2×, 4× … up to MaxDelay); an
+//     attempt inside the delay gets 429 with details.retryAfterSeconds. A
+//     spray from many addresses is slowed; the owner waits seconds, never
+//     the whole window.
 type Throttle struct {
-	mu     sync.Mutex
-	limit  int
-	window time.Duration
-	now    func() time.Time
-	hits   map[string]*window
+	st *sessionStore
+
+	PairLimit    int
+	AddressLimit int
+	Window       time.Duration
+	LoginCeiling int
+	LoginWindow  time.Duration
+	BaseDelay    time.Duration
+	MaxDelay     time.Duration
+
+	now func() time.Time
 }
 
-type window struct {
-	start time.Time
-	count int
+// NewThrottle builds the throttle with its defaults on db.
+func NewThrottle(db *store.DB) *Throttle {
+	return &Throttle{st: &sessionStore{db: db}, PairLimit: 5, AddressLimit: 20, Window: 15 * time.Minute,
+		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, now: time.Now}
 }
 
-// NewThrottle allows limit failures per key within window.
-func NewThrottle(limit int, win time.Duration) *Throttle {
-	return &Throttle{limit: limit, window: win, now: time.Now, hits: map[string]*window{}}
+// attempt is one sign-in attempt admitted by Begin.
+type attempt struct {
+	t           *Throttle
+	pair, addr  string
+	login       string
+	windowStart int64
 }
 
-// Take reserves one attempt for key and reports whether it is allowed. The
-// check and the count are one step, so parallel attempts cannot all slip
-// through before the first failure is recorded; a successful attempt gives
-// its reservation back with Refund or Reset.
-func (t *Throttle) Take(key string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
+func throttled(retry time.Duration) error {
+	secs := int(math.Ceil(retry.Seconds()))
+	return fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later").With("retryAfterSeconds", max(1, secs))
+}
+
+// Begin admits an attempt of login from address, or answers 429 RATE_LIMITED.
+func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, error) {
+	login = strings.ToLower(strings.TrimSpace(login))
 	now := t.now()
-	if len(t.hits) > 100_000 {
-		t.sweep(now)
-	}
-	w := t.hits[key]
-	if w == nil || now.Sub(w.start) >= t.window {
-		t.hits[key] = &window{start: now, count: 1}
-		return true
-	}
-	if w.count >= t.limit {
-		return false
-	}
-	w.count++
-	return true
-}
-
-// Refund gives back one reservation of key.
-func (t *Throttle) Refund(key string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if w := t.hits[key]; w != nil && w.count > 0 {
-		w.count--
-	}
-}
-
-// Reset forgets key (after a successful sign-in).
-func (t *Throttle) Reset(key string) {
-	t.mu.Lock()
-	delete(t.hits, key)
-	t.mu.Unlock()
-}
-
-func (t *Throttle) sweep(now time.Time) {
-	for k, w := range t.hits {
-		if now.Sub(w.start) >= t.window {
-			delete(t.hits, k)
+	ms := now.UnixMilli()
+	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login,
+		windowStart: now.Add(-t.Window).UnixMilli()}
+	if _, ok, err := t.st.count(ctx, a.pair, t.PairLimit, ms, a.windowStart); err != nil || !ok {
+		if err != nil {
+			return nil, err
 		}
+		return nil, throttled(t.Window)
 	}
+	if _, ok, err := t.st.count(ctx, a.addr, t.AddressLimit, ms, a.windowStart); err != nil || !ok {
+		a.refundPair(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, throttled(t.Window)
+	}
+	failures, nextAt, err := t.st.slot(ctx, a.login, now.Add(-t.LoginWindow).UnixMilli())
+	if err != nil {
+		a.Cancel(ctx)
+		return nil, err
+	}
+	if failures < t.LoginCeiling {
+		return a, nil
+	}
+	if ms < nextAt {
+		a.Cancel(ctx)
+		return nil, throttled(time.Duration(nextAt-ms) * time.Millisecond)
+	}
+	// one attempt per delay: the first to move next_at gets the slot
+	claimed, err := t.st.claim(ctx, a.login, nextAt, ms+t.delay(failures).Milliseconds())
+	if err != nil || !claimed {
+		a.Cancel(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return nil, throttled(t.delay(failures))
+	}
+	return a, nil
+}
+
+// delay is the spacing of attempts on a login with failures in its window.
+func (t *Throttle) delay(failures int) time.Duration {
+	n := failures - t.LoginCeiling
+	if n < 0 {
+		return 0
+	}
+	if n > 30 {
+		return t.MaxDelay
+	}
+	return min(t.BaseDelay<<n, t.MaxDelay)
+}
+
+// Failed counts a wrong password: the pair and address keep their slot, the
+// login's failures grow (and with them its delay).
+func (a *attempt) Failed(ctx context.Context) error {
+	now := a.t.now()
+	n, _, err := a.t.st.count(ctx, a.login, math.MaxInt32, now.UnixMilli(), now.Add(-a.t.LoginWindow).UnixMilli())
+	if err != nil {
+		return err
+	}
+	if n >= a.t.LoginCeiling {
+		return a.t.st.delay(ctx, a.login, now.Add(a.t.delay(n)).UnixMilli())
+	}
+	return nil
+}
+
+// Succeeded forgets the pair's failures and gives back the address slot. The
+// login's failures stay: a spray still going on stays slowed.
+func (a *attempt) Succeeded(ctx context.Context) error {
+	if err := a.t.st.reset(ctx, a.pair); err != nil {
+		return err
+	}
+	return a.t.st.refund(ctx, a.addr)
+}
+
+// Cancel gives back the attempt's slots (it was not a wrong password).
+func (a *attempt) Cancel(ctx context.Context) {
+	a.refundPair(ctx)
+	_ = a.t.st.refund(context.WithoutCancel(ctx), a.addr)
+}
+
+func (a *attempt) refundPair(ctx context.Context) {
+	_ = a.t.st.refund(context.WithoutCancel(ctx), a.pair)
 }

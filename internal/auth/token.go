@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/uuid"
 )
 
 // Tokens issues and checks HS256 JWTs. The algorithm is pinned: tokens with
@@ -30,11 +31,14 @@ type claims struct {
 	Version int `json:"ver"`
 }
 
-// Issue returns a signed token for the user (at its token version) and its expiry.
+// Issue returns a signed token for the user (at its token version) and its
+// expiry. Each token has its own id (jti) so that signing out revokes that
+// token alone.
 func (t *Tokens) Issue(userID string, version int) (string, time.Time, error) {
 	now := t.now()
 	exp := now.Add(t.ttl)
 	c := claims{jwt.RegisteredClaims{
+		ID:        uuid.NewString(),
 		Subject:   userID,
 		Issuer:    "coreportal",
 		IssuedAt:  jwt.NewNumericDate(now),
@@ -54,15 +58,23 @@ var parser = jwt.NewParser(
 	jwt.WithLeeway(30*time.Second),
 )
 
-// Verify returns the user id and token version of a valid token.
-func (t *Tokens) Verify(token string) (string, int, error) {
+// Claims is what a valid token says.
+type Claims struct {
+	UserID    string
+	Version   int
+	ID        string // jti; empty in tokens issued before sign-out revoked tokens
+	ExpiresAt time.Time
+}
+
+// Verify returns the claims of a valid token.
+func (t *Tokens) Verify(token string) (Claims, error) {
 	var c claims
 	_, err := parser.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil })
 	if err != nil {
-		return "", 0, fmt.Errorf("verify token: %w", err)
+		return Claims{}, fmt.Errorf("verify token: %w", err)
 	}
 	if c.Subject == "" {
-		return "", 0, errors.New("verify token: no subject")
+		return Claims{}, errors.New("verify token: no subject")
 	}
-	return c.Subject, c.Version, nil
+	return Claims{UserID: c.Subject, Version: c.Version, ID: c.ID, ExpiresAt: c.ExpiresAt.Time}, nil
 }

@@ -45,6 +45,9 @@ type Config struct {
 	MaxUploadBytes    int64
 	PprofAddr         string
 	TrustedProxies    []netip.Prefix
+	// PublicURL is the address users reach the portal at (CORE_PUBLIC_URL);
+	// when it is https the session cookie is always Secure.
+	PublicURL string
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -77,6 +80,7 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 		SMTPFrom:          env("SMTP_FROM", ""),
 		LogFormat:         strings.ToLower(env("CORE_LOG_FORMAT", "json")),
 		PprofAddr:         env("CORE_PPROF_ADDR", ""),
+		PublicURL:         strings.TrimRight(env("CORE_PUBLIC_URL", ""), "/"),
 	}
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
@@ -125,6 +129,11 @@ func (c Config) validate() []error {
 	}
 	if c.VendorURL != "" && !hasScheme(c.VendorURL, "http", "https") {
 		errs = append(errs, errors.New("CORE_VENDOR_URL: must be an http(s) URL"))
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || !hasScheme(c.PublicURL, "http", "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			errs = append(errs, fmt.Errorf("CORE_PUBLIC_URL: %q must be an absolute http(s) URL such as https://portal.example.com", c.PublicURL))
+		}
 	}
 	if strings.TrimSpace(c.SeedAdminLogin) == "" || strings.EqualFold(c.SeedAdminLogin, "core-system") {
 		errs = append(errs, errors.New("SEED_ADMIN_LOGIN: must be a non-empty login other than core-system"))
@@ -205,6 +214,9 @@ func boolVar(v, name string, errs *[]error) bool {
 	}
 	return b
 }
+
+// PublicHTTPS reports whether users reach the portal over https (CORE_PUBLIC_URL).
+func (c Config) PublicHTTPS() bool { return hasScheme(c.PublicURL, "https") }
 
 // SQLitePath is where the embedded database lives.
 func (c Config) SQLitePath() string { return filepath.Join(c.DataDir, "core.db") }

@@ -36,6 +36,20 @@ func TestLoad(t *testing.T) {
 				}
 			}},
 		{name: "bad trusted proxy", env: map[string]string{"CORE_TRUSTED_PROXIES": "10.0.0.0/8,nope"}, wantErr: "CORE_TRUSTED_PROXIES"},
+		{name: "public url https", env: map[string]string{"CORE_PUBLIC_URL": "https://portal.example.com/"},
+			check: func(t *testing.T, c Config) {
+				if c.PublicURL != "https://portal.example.com" || !c.PublicHTTPS() {
+					t.Fatalf("public url %q https=%v", c.PublicURL, c.PublicHTTPS())
+				}
+			}},
+		{name: "public url http", env: map[string]string{"CORE_PUBLIC_URL": "http://intranet"},
+			check: func(t *testing.T, c Config) {
+				if c.PublicHTTPS() {
+					t.Fatal("http public url taken for https")
+				}
+			}},
+		{name: "bad public url scheme", env: map[string]string{"CORE_PUBLIC_URL": "ftp://portal"}, wantErr: "CORE_PUBLIC_URL"},
+		{name: "public url without host", env: map[string]string{"CORE_PUBLIC_URL": "https://"}, wantErr: "CORE_PUBLIC_URL"},
 		{name: "bad smtp port", env: map[string]string{"SMTP_PORT": "x"}, wantErr: "SMTP_PORT"},
 		{name: "several errors reported together", env: map[string]string{"SMTP_PORT": "x", "CORE_LOG_FORMAT": "xml"}, wantErr: "CORE_LOG_FORMAT"},
 	}

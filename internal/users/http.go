@@ -20,10 +20,16 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 func (h *Handler) Register(api huma.API) {
 	web.Register(api, web.Op(http.MethodGet, "/auth/me", "getMe", "Current user's full card", web.User, "auth"), h.me)
 	web.Register(api, web.Op(http.MethodGet, "/admin/users", "listUsers", "List users (q matches login, name, email)", web.Admin, "admin-users"), h.list)
-	web.Register(api, web.Op(http.MethodPost, "/admin/users", "createUser", "Create a local user", web.Admin, "admin-users"), h.create)
+	create := web.Op(http.MethodPost, "/admin/users", "createUser", "Create a local user", web.Admin, "admin-users")
+	create.Description += " The password must have 8 to 256 characters, not only white space, must not be one of the 10,000 most common passwords and must not equal the user's login or e-mail (ignoring case); otherwise 400 VALIDATION_ERROR on field password."
+	web.Register(api, create, h.create)
 	web.Register(api, web.Op(http.MethodGet, "/admin/users/{id}", "getUser", "Full card of a user", web.Admin, "admin-users"), h.get)
-	web.Register(api, web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag or administrator role", web.Admin, "admin-users"), h.update)
-	web.Register(api, web.Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Set a new password (local users only)", web.Admin, "admin-users"), h.resetPassword)
+	update := web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag or administrator role", web.Admin, "admin-users")
+	update.Description += " Deactivating the user or removing the administrator role signs the user out everywhere for good: every token issued before stops working at once and re-activation does not revive them."
+	web.Register(api, update, h.update)
+	reset := web.Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Set a new password (local users only)", web.Admin, "admin-users")
+	reset.Description += " Every token of the user issued before stops working. The password must have 8 to 256 characters, not only white space, must not be one of the 10,000 most common passwords and must not equal the user's login or e-mail (ignoring case); otherwise 400 VALIDATION_ERROR on field password."
+	web.Register(api, reset, h.resetPassword)
 }
 
 type IDPath struct {

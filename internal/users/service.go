@@ -249,6 +249,10 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 				return err
 			}
 		}
+		// Deactivation and loss of the administrator role end every session
+		// of the user for good: re-activation does not revive old tokens.
+		revoke := u.IsActive && p.IsActive != nil && !*p.IsActive ||
+			u.IsCoreAdmin && p.IsCoreAdmin != nil && !*p.IsCoreAdmin
 		if p.IsActive != nil {
 			u.IsActive = *p.IsActive
 		}
@@ -256,8 +260,11 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 			u.IsCoreAdmin = *p.IsCoreAdmin
 		}
 		u.UpdatedAt = s.now().UTC()
-		if err := s.st.updateProfile(ctx, u); err != nil {
+		if err := s.st.updateProfile(ctx, u, revoke); err != nil {
 			return err
+		}
+		if revoke {
+			u.TokenVersion++
 		}
 		s.changed(ctx, u.ID)
 		audit.Record(ctx, audit.Entry{Action: audit.UserUpdate, ResourceType: "user", ResourceID: u.ID, Before: before, After: u.auditView()})

@@ -73,10 +73,16 @@ func (s *Store) insert(ctx context.Context, u *User) error {
 	return nil
 }
 
-func (s *Store) updateProfile(ctx context.Context, u *User) error {
+// updateProfile writes the card; revoke moves the user to a new token
+// generation, so every token issued before stops working for good.
+func (s *Store) updateProfile(ctx context.Context, u *User, revoke bool) error {
+	bump := 0
+	if revoke {
+		bump = 1
+	}
 	_, err := s.db.W(ctx).ExecContext(ctx, `UPDATE users SET display_name = ?, email = ?, search_text = ?, is_active = ?,
-		is_core_admin = ?, updated_at = ? WHERE id = ?`,
-		u.DisplayName, u.Email, searchText(u), u.IsActive, u.IsCoreAdmin, u.UpdatedAt, u.ID)
+		is_core_admin = ?, token_version = token_version + ?, updated_at = ? WHERE id = ?`,
+		u.DisplayName, u.Email, searchText(u), u.IsActive, u.IsCoreAdmin, bump, u.UpdatedAt, u.ID)
 	if err != nil {
 		return fmt.Errorf("update user %s: %w", u.ID, err)
 	}
