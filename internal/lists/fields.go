@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -37,37 +35,7 @@ type FieldInput struct {
 	Settings     json.RawMessage
 }
 
-var internalNameRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,62}$`)
-
-// generatedNameRE is the form of the internal names the server gives fields
-// created without one (field_<column>); callers cannot choose it, so a
-// generated name never meets a taken one.
-var generatedNameRE = regexp.MustCompile(`^field_[0-9]+$`)
-
 const maxFields = 200
-
-// maxSortOrder bounds sortOrder (either sign) so that it fits the INTEGER column of both databases.
-const maxSortOrder = 1_000_000
-
-func checkSortOrder(n int) error {
-	if n < -maxSortOrder || n > maxSortOrder {
-		return fault.Validation("sortOrder", "sortOrder must be between %d and %d", -maxSortOrder, maxSortOrder)
-	}
-	return nil
-}
-
-func decodeSettings(raw json.RawMessage) (field.FieldSettings, bool, error) {
-	var st field.FieldSettings
-	if len(raw) == 0 || string(raw) == "null" {
-		return st, false, nil
-	}
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return st, true, fault.Validation("settings", "settings are not valid: %s", err.Error())
-	}
-	return st, true, nil
-}
 
 // CreateField adds a field (edit on the list): metadata and DDL in one transaction.
 func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID string, in FieldInput) (FieldOut, error) {
@@ -92,7 +60,7 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	if !ok {
 		return FieldOut{}, fault.Validation("fieldType", "fieldType must be one of %s", strings.Join(field.Types(), ", "))
 	}
-	st, _, err := decodeSettings(in.Settings)
+	st, _, err := field.DecodeSettings(in.Settings)
 	if err != nil {
 		return FieldOut{}, err
 	}
@@ -110,7 +78,7 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 		f.Required = *in.IsRequired
 	}
 	if in.SortOrder != nil {
-		if err := checkSortOrder(*in.SortOrder); err != nil {
+		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
 			return FieldOut{}, err
 		}
 		f.SortOrder = *in.SortOrder
@@ -119,11 +87,8 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	}
 	if in.InternalName != nil && *in.InternalName != "" {
 		f.InternalName = *in.InternalName
-		if !internalNameRE.MatchString(f.InternalName) || strings.HasPrefix(f.InternalName, "__") {
-			return FieldOut{}, fault.Validation("internalName", "internalName must be lowercase letters, digits and _ (starting with a letter)")
-		}
-		if generatedNameRE.MatchString(f.InternalName) {
-			return FieldOut{}, fault.Validation("internalName", "internalName of the form field_<number> is reserved for generated names")
+		if err := field.CheckInternalName(f.InternalName); err != nil {
+			return FieldOut{}, err
 		}
 		if sc.field(f.InternalName) != nil {
 			return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
@@ -218,7 +183,7 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 			return FieldOut{}, fault.Validation("fieldId", "system field %q cannot be edited", f.InternalName)
 		}
 		if in.Title != nil && *in.Title != f.Title || in.FieldType != nil && *in.FieldType != f.Type ||
-			!sameSettings(f.Settings, in.Settings) || in.SortOrder != nil && *in.SortOrder != f.SortOrder ||
+			!field.SameSettings(f.Settings, in.Settings) || in.SortOrder != nil && *in.SortOrder != f.SortOrder ||
 			in.InternalName != nil && *in.InternalName != f.InternalName {
 			return FieldOut{}, fault.Validation("fieldId", "only isRequired can be changed on system field %q", f.InternalName)
 		}
@@ -238,17 +203,17 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 		f.Required = *in.IsRequired
 	}
 	if in.SortOrder != nil {
-		if err := checkSortOrder(*in.SortOrder); err != nil {
+		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
 			return FieldOut{}, err
 		}
 		f.SortOrder = *in.SortOrder
 	}
-	st, given, err := decodeSettings(in.Settings)
+	st, given, err := field.DecodeSettings(in.Settings)
 	if err != nil {
 		return FieldOut{}, err
 	}
 	if given {
-		merged := mergeSettings(f.Settings, st, in.Settings)
+		merged := field.MergeSettings(f.Settings, st, in.Settings)
 		if f.Settings, err = field.MustOf(f).CheckSettings(merged, false); err != nil {
 			return FieldOut{}, fault.Validation("settings", "%s", err.Error())
 		}
@@ -263,7 +228,7 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 		if err := s.st.updateField(ctx, f); err != nil {
 			return err
 		}
-		if tightened(&old, f) {
+		if field.Tightened(&old, f) {
 			return s.normaliseStored(ctx, sc, &old, f)
 		}
 		return nil
@@ -272,100 +237,6 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 		return FieldOut{}, err
 	}
 	return fieldsOut([]*field.Def{f})[0], nil
-}
-
-// sameSettings reports whether raw (absent, null or an object) states exactly
-// the settings cur already has, so a client may send a field back unchanged.
-func sameSettings(cur field.FieldSettings, raw json.RawMessage) bool {
-	if len(raw) == 0 || string(raw) == "null" {
-		return true
-	}
-	var given, stored any
-	curJSON, _ := json.Marshal(cur)
-	if json.Unmarshal(raw, &given) != nil || json.Unmarshal(curJSON, &stored) != nil {
-		return false
-	}
-	return reflect.DeepEqual(given, stored)
-}
-
-// mergeSettings applies the keys present in the request over the stored settings.
-func mergeSettings(cur, in field.FieldSettings, raw json.RawMessage) field.FieldSettings {
-	var keys map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &keys)
-	out := cur
-	set := func(k string, apply func()) {
-		if _, ok := keys[k]; ok {
-			apply()
-		}
-	}
-	set("choices", func() { out.Choices = in.Choices })
-	set("allowMultiple", func() { out.AllowMultiple = in.AllowMultiple })
-	set("allowUsers", func() { out.AllowUsers = in.AllowUsers })
-	set("allowGroups", func() { out.AllowGroups = in.AllowGroups })
-	set("lookupListId", func() { out.LookupListID = in.LookupListID })
-	set("lookupLibraryId", func() { out.LookupLibraryID = in.LookupLibraryID })
-	set("lookupNodeId", func() { out.LookupNodeID = in.LookupNodeID })
-	set("lookupFieldId", func() { out.LookupFieldID = in.LookupFieldID })
-	if out.LookupListID != "" && in.LookupLibraryID != "" {
-		out.LookupListID = ""
-	}
-	if out.LookupLibraryID != "" && in.LookupListID != "" {
-		out.LookupLibraryID = ""
-	}
-	return out
-}
-
-func tightened(old, f *field.Def) bool {
-	switch f.Type {
-	case field.Choice:
-		for _, c := range old.Settings.Choices {
-			if !slices.Contains(f.Settings.Choices, c) {
-				return true
-			}
-		}
-		return old.Settings.Multiple(false) && !f.Settings.Multiple(false)
-	case field.Person:
-		return old.Settings.Multiple(true) && !f.Settings.Multiple(true) ||
-			field.PersonAllows(old.Settings, "user") && !field.PersonAllows(f.Settings, "user") ||
-			field.PersonAllows(old.Settings, "group") && !field.PersonAllows(f.Settings, "group")
-	}
-	return false
-}
-
-// narrow applies SPEC.md rule 2 to one stored value: entries outside the
-// allowed options are removed; with allowMultiple=false the first remaining one is kept.
-func narrow(f *field.Def, v any) any {
-	switch f.Type {
-	case field.Choice:
-		var keep []string
-		for _, c := range field.ChoiceList(v) {
-			if slices.Contains(f.Settings.Choices, c) {
-				keep = append(keep, c)
-			}
-		}
-		if len(keep) == 0 {
-			return nil
-		}
-		if !f.Settings.Multiple(false) {
-			return keep[0]
-		}
-		return keep
-	case field.Person:
-		var keep []field.Subject
-		for _, sub := range field.Subjects(v) {
-			if field.PersonAllows(f.Settings, sub.PrincipalType) {
-				keep = append(keep, sub)
-			}
-		}
-		if len(keep) == 0 {
-			return nil
-		}
-		if !f.Settings.Multiple(true) {
-			return keep[0]
-		}
-		return keep
-	}
-	return v
 }
 
 const normaliseBatch = 500
@@ -393,7 +264,7 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 	s.itemsChanged(ctx, sc.list.ID)
 	return s.eachItemWith(ctx, sc, readFields, f, func(it *Item) error {
 		cur := it.Values[f.ID]
-		next := narrow(f, cur)
+		next := field.Narrow(f, cur)
 		kind := field.MustOf(f)
 		if reflect.DeepEqual(kind.Cells(f, cur), kind.Cells(f, next)) {
 			return nil
