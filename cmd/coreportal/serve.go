@@ -20,6 +20,7 @@ import (
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
 	"coreportal/internal/directory"
+	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
@@ -49,6 +50,10 @@ type app struct {
 
 	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
 	directory *directory.Service
+
+	// document libraries (serve_libraries.go)
+	libraries *libraries.Service
+
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
 	// workers run only in processes that do background work (serve, worker)
@@ -130,6 +135,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if err := a.buildDirectory(ctx); err != nil {
 		return nil, err
 	}
+	a.buildLibraries()
 	return a, nil
 }
 
@@ -152,6 +158,7 @@ func (a *app) routes() http.Handler {
 	a.mountReady(mux)
 	listsHTTP := lists.NewHandler(a.lists)
 	a.mountLists(mux, listsHTTP)
+	a.mountLibraries(mux, api)
 	for _, r := range []interface{ Register(huma.API) }{
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),

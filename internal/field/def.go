@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"coreportal/internal/fault"
@@ -152,4 +153,25 @@ func Narrow(f *Def, v any) any {
 		return keep
 	}
 	return v
+}
+
+// DisplayText renders any field value as plain text.
+func DisplayText(f *Def, v any) string {
+	if v == nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	}
+	return strings.TrimSpace(MustOf(f).Search(f, v))
 }

@@ -218,25 +218,7 @@ func lookupDisplay(target *schema, it *Item, fieldRef string) string {
 }
 
 // displayText renders any field value as plain text.
-func displayText(f *field.Def, v any) string {
-	if v == nil {
-		return ""
-	}
-	switch x := v.(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case bool:
-		if x {
-			return "true"
-		}
-		return "false"
-	}
-	return strings.TrimSpace(field.MustOf(f).Search(f, v))
-}
+func displayText(f *field.Def, v any) string { return field.DisplayText(f, v) }
 
 // itemsChanged drops cached counts of a list once the transaction commits
 // (and at once: a count read inside the transaction must not be kept either).

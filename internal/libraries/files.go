@@ -1,0 +1,238 @@
+package libraries
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+	"coreportal/internal/web"
+)
+
+// ListQuery is the input of Files.
+type ListQuery struct {
+	ParentID string
+	Sort     string // name, size, modified; "-" prefix = descending
+	Page     web.PageQuery
+}
+
+// Files returns one page of a folder's children the caller can view:
+// folders first, then by the sort key (view on the folder, or the library at the root).
+func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string, q ListQuery) ([]FileOut, web.PageMeta, error) {
+	l, err := s.open(ctx, p, libraryID, acl.View)
+	if err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	order := strings.TrimSpace(q.Sort)
+	if order == "" {
+		order = "name"
+	}
+	if _, ok := sortOrders[order]; !ok {
+		return nil, web.PageMeta{}, fault.Validation("sort", "sort must be name, size or modified, optionally prefixed with - for descending")
+	}
+	parentNo, err := s.parseParent(ctx, l, q.ParentID)
+	if err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	parent, _, err := s.folderRef(ctx, l, parentNo)
+	if err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	if err := s.need(ctx, p, parent, acl.View); err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, parent, acl.File)
+	if err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	ls := listing{libraryID: l.ID, parentNo: parentNo, deny: deny, order: order, offset: q.Page.Offset(), limit: q.Page.Limit}
+	if lvl < acl.View {
+		ls.deny, ls.allow = nil, allow
+	}
+	files, total, err := s.st.children(ctx, ls)
+	if err != nil {
+		return nil, web.PageMeta{}, err
+	}
+	out := make([]FileOut, 0, len(files))
+	for _, f := range files {
+		out = append(out, f.out(l.fields))
+	}
+	return out, web.NewPageMeta(q.Page, total), nil
+}
+
+// File returns one file or folder record (view on it).
+func (s *Service) File(ctx context.Context, p *auth.Principal, libraryID, ref string) (FileOut, error) {
+	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.View)
+	if err != nil {
+		return FileOut{}, err
+	}
+	return f.out(l.fields), nil
+}
+
+const maxName = 255
+
+// checkName validates a file or folder name: 1-255 characters, no path
+// separators, no control characters, not "." or "..".
+func checkName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	switch {
+	case name == "":
+		return "", fault.Validation("name", "name is required")
+	case utf8.RuneCountInString(name) > maxName:
+		return "", fault.Validation("name", "name must have at most %d characters", maxName)
+	case name == "." || name == "..":
+		return "", fault.Validation("name", "name cannot be . or ..")
+	case strings.ContainsAny(name, `/\`):
+		return "", fault.Validation("name", "name cannot contain / or \\")
+	}
+	for _, r := range name {
+		if r < 0x20 || r == 0x7f {
+			return "", fault.Validation("name", "name cannot contain control characters")
+		}
+	}
+	return name, nil
+}
+
+func nameTaken(name string) error {
+	return fault.Conflict("the folder already has an entry named %q", name).With("field", "name")
+}
+
+// NewFolder is the input of CreateFolder.
+type NewFolder struct {
+	Name     string
+	ParentID string
+}
+
+// CreateFolder adds a folder (add on the library or the parent folder).
+// Required custom fields are not checked (SPEC.md, Libraries).
+func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID string, in NewFolder) (FileOut, error) {
+	l, err := s.load(ctx, libraryID)
+	if err != nil {
+		return FileOut{}, err
+	}
+	name, err := checkName(in.Name)
+	if err != nil {
+		return FileOut{}, err
+	}
+	parentNo, err := s.parseParent(ctx, l, in.ParentID)
+	if err != nil {
+		return FileOut{}, err
+	}
+	parent, _, err := s.folderRef(ctx, l, parentNo)
+	if err != nil {
+		return FileOut{}, err
+	}
+	if err := s.need(ctx, p, parent, acl.Add); err != nil {
+		return FileOut{}, err
+	}
+	now := s.now().UTC()
+	f := &File{GUID: uuid.NewString(), LibraryID: l.ID, ParentNo: parentNo, Name: name, IsFolder: true, Inherits: true,
+		Values: map[string]json.RawMessage{}, CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now}
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		if _, err := s.st.fileByName(ctx, l.ID, parentNo, nameKey(name)); err == nil {
+			return nameTaken(name)
+		} else if !store.IsNotFound(err) {
+			return err
+		}
+		if f.Number, err = s.st.allocNumber(ctx, l.ID); err != nil {
+			return err
+		}
+		if err := s.st.insertFile(ctx, f); err != nil {
+			if store.IsUnique(err) {
+				return nameTaken(name)
+			}
+			return err
+		}
+		return s.acl.Register(ctx, fileRef(f.GUID), &parent)
+	})
+	if err != nil {
+		return FileOut{}, err
+	}
+	return f.out(l.fields), nil
+}
+
+// FilePatch is the input of UpdateFile; nil keys stay.
+type FilePatch struct {
+	Name        *string
+	ParentID    *string // "" or "0" = the library root
+	FieldValues map[string]json.RawMessage
+}
+
+// UpdateFile renames, moves or changes field values (edit on the file; a move
+// also needs add on the destination folder). fieldValues merge with the stored
+// values and then every required field is checked; name and parentId alone check nothing.
+// A folder cannot move into itself or below itself, and a name is unique per
+// folder (case-insensitive): both answer 409.
+func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, ref string, in FilePatch) (FileOut, error) {
+	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Edit)
+	if err != nil {
+		return FileOut{}, err
+	}
+	var dest *acl.Ref
+	if in.Name != nil {
+		if f.Name, err = checkName(*in.Name); err != nil {
+			return FileOut{}, err
+		}
+	}
+	if in.ParentID != nil {
+		parentNo, err := s.parseParent(ctx, l, *in.ParentID)
+		if err != nil {
+			return FileOut{}, err
+		}
+		if parentNo != f.ParentNo {
+			if f.IsFolder && parentNo != 0 {
+				up, err := s.st.ancestors(ctx, l.ID, parentNo)
+				if err != nil {
+					return FileOut{}, err
+				}
+				for _, n := range up {
+					if n == f.Number {
+						return FileOut{}, fault.Conflict("a folder cannot be moved into itself or one of its subfolders").With("field", "parentId")
+					}
+				}
+			}
+			ref, _, err := s.folderRef(ctx, l, parentNo)
+			if err != nil {
+				return FileOut{}, err
+			}
+			if err := s.need(ctx, p, ref, acl.Add); err != nil {
+				return FileOut{}, err
+			}
+			dest = &ref
+			f.ParentNo = parentNo
+		}
+	}
+	if in.FieldValues != nil {
+		if err := s.applyValues(ctx, p, l, f, in.FieldValues, true); err != nil {
+			return FileOut{}, err
+		}
+	}
+	f.UpdatedBy, f.UpdatedAt = p.UserID, s.now().UTC()
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		if other, err := s.st.fileByName(ctx, l.ID, f.ParentNo, nameKey(f.Name)); err == nil && other.GUID != f.GUID {
+			return nameTaken(f.Name)
+		} else if err != nil && !store.IsNotFound(err) {
+			return err
+		}
+		if err := s.st.updateFile(ctx, f); err != nil {
+			if store.IsUnique(err) {
+				return nameTaken(f.Name)
+			}
+			return err
+		}
+		if dest != nil {
+			return s.acl.Move(ctx, fileRef(f.GUID), dest)
+		}
+		return nil
+	})
+	if err != nil {
+		return FileOut{}, err
+	}
+	return f.out(l.fields), nil
+}

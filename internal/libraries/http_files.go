@@ -1,0 +1,160 @@
+package libraries
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+// OptParent is a parentId in a PATCH body: absent (Sent false), null, a
+// folder number or a guid.
+type OptParent struct {
+	Sent  bool
+	Value any
+}
+
+// UnmarshalJSON records that the key was sent.
+func (o *OptParent) UnmarshalJSON(b []byte) error {
+	o.Sent = true
+	return json.Unmarshal(b, &o.Value)
+}
+
+// Schema documents the field as a folder number, a guid or null.
+func (o OptParent) Schema(huma.Registry) *huma.Schema {
+	return &huma.Schema{Description: "folder number or guid; null, 0 or empty = the library root", Nullable: true}
+}
+
+// parentString reads a JSON parentId (number, string or null).
+func parentString(v any) string {
+	switch x := v.(type) {
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case string:
+		return x
+	case nil:
+		return ""
+	}
+	return "invalid"
+}
+
+// Mount adds the plain net/http routes that stream bodies (upload, download); Huma would buffer them.
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+web.Prefix+"/libraries/{libraryId}/files", h.upload)
+	mux.HandleFunc("GET "+web.Prefix+"/libraries/{libraryId}/files/{fileRef}/download", h.download)
+}
+
+// maxFormField bounds the small form fields read before the file part.
+const maxFormField = 1024
+
+// upload reads the multipart body part by part: form field parentId (when it
+// comes before the file) and part "file", streamed to the blob store.
+func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	// a declared body far over the limit is refused before anything is read or stored
+	if r.ContentLength > h.svc.maxUpload+1<<20 {
+		web.WriteError(w, r, fault.New(fault.CodeTooLarge, "the file is larger than %d bytes", h.svc.maxUpload).With("field", "file"))
+		return
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		web.WriteError(w, r, fault.Validation("file", "the body must be multipart/form-data with a part named file"))
+		return
+	}
+	parentID := r.URL.Query().Get("parentId")
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			web.WriteError(w, r, fault.Validation("file", "part file is missing"))
+			return
+		}
+		if err != nil {
+			web.WriteError(w, r, fault.Validation("file", "the multipart body is malformed"))
+			return
+		}
+		switch part.FormName() {
+		case "parentId":
+			b, err := io.ReadAll(io.LimitReader(part, maxFormField+1))
+			part.Close()
+			if err != nil || len(b) > maxFormField {
+				web.WriteError(w, r, fault.Validation("parentId", "parentId is not valid"))
+				return
+			}
+			parentID = strings.TrimSpace(string(b))
+			continue
+		case "file":
+		default:
+			part.Close()
+			continue
+		}
+		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), part)
+		part.Close()
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		status := http.StatusOK
+		if created {
+			status = http.StatusCreated
+		}
+		web.WriteJSON(w, status, f)
+		return
+	}
+}
+
+// download serves the current bytes with Range, ETag / If-None-Match and
+// If-Modified-Since support (http.ServeContent over a seekable blob reader).
+func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.Require(r.Context())
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	c, err := h.svc.Download(r.Context(), p, r.PathValue("libraryId"), r.PathValue("fileRef"))
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	defer c.Body.Close()
+	hd := w.Header()
+	hd.Set("Content-Type", c.MimeType)
+	hd.Set("ETag", c.ETag)
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", "sandbox")
+	hd.Set("Cache-Control", "private, no-cache")
+	hd.Set("Content-Disposition", ContentDisposition(c.Name))
+	http.ServeContent(w, r, "", c.Modified, c.Body)
+}
+
+// documentStreams adds the plain net/http routes to the OpenAPI document.
+func (h *Handler) documentStreams(api huma.API) {
+	doc := func(method, path, id, summary, desc string, responses map[string]*huma.Response) {
+		o := web.Op(method, path, id, summary, web.User, "libraries")
+		o.Description = desc
+		o.Responses = responses
+		api.OpenAPI().AddOperation(&o)
+	}
+	jsonResp := func(d string) *huma.Response {
+		return &huma.Response{Description: d, Content: map[string]*huma.MediaType{"application/json": {}}}
+	}
+	doc(http.MethodPost, "/libraries/{libraryId}/files", "uploadFile", "Upload a file",
+		"Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid; before the file part, or as ?parentId=) and part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. "+
+			"The name is the part's file name reduced to its last path element with control characters (CR, LF, …) removed. Content type: the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept. "+
+			"Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name answers 409. Required custom fields are not checked.",
+		map[string]*huma.Response{"201": jsonResp("the new file record"), "200": jsonResp("the file record with its new version")})
+	doc(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/download", "downloadFile", "Download a file",
+		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206 (416 when unsatisfiable); If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400."+refDoc,
+		map[string]*huma.Response{"200": {Description: "the bytes", Content: map[string]*huma.MediaType{"application/octet-stream": {}}}, "206": {Description: "the requested range"}, "304": {Description: "not modified"}})
+}

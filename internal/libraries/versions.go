@@ -1,0 +1,87 @@
+package libraries
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/store"
+)
+
+// Versions lists the versions of a file, newest first (view on the file).
+func (s *Service) Versions(ctx context.Context, p *auth.Principal, libraryID, ref string) ([]FileVersion, error) {
+	_, f, err := s.openFile(ctx, p, libraryID, ref, acl.View)
+	if err != nil {
+		return nil, err
+	}
+	if f.IsFolder {
+		return []FileVersion{}, nil
+	}
+	vs, err := s.st.versions(ctx, f.GUID)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		vs[i].IsCurrent = vs[i].ID == f.VersionID
+	}
+	return vs, nil
+}
+
+// RestoreVersion makes the bytes of an earlier version the file's new current
+// version (edit on the file); field values are left as they are. The bytes
+// are copied to a blob of the new version, so purging versions never shares blobs.
+func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, libraryID, ref, versionID string) (FileOut, error) {
+	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Edit)
+	if err != nil {
+		return FileOut{}, err
+	}
+	vs, err := s.st.versions(ctx, f.GUID)
+	if err != nil {
+		return FileOut{}, err
+	}
+	var src *FileVersion
+	for i := range vs {
+		if strings.EqualFold(vs[i].ID, strings.TrimSpace(versionID)) {
+			src = &vs[i]
+		}
+	}
+	if src == nil {
+		return FileOut{}, fault.NotFound("version")
+	}
+	rc, err := s.blobs.Get(ctx, src.blobKey)
+	if err != nil {
+		return FileOut{}, fmt.Errorf("open version: %w", err)
+	}
+	v := &FileVersion{ID: uuid.NewString(), MimeType: src.MimeType, CreatedBy: p.UserID, CreatedAt: s.now().UTC()}
+	v.blobKey = "libraries/" + l.ID + "/" + uuid.NewString()
+	v.Size, err = s.blobs.Put(ctx, v.blobKey, rc)
+	rc.Close()
+	if err != nil {
+		return FileOut{}, fmt.Errorf("copy version: %w", err)
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		cur, err := s.st.file(ctx, l.ID, "guid", f.GUID)
+		if store.IsNotFound(err) {
+			return fault.NotFound("file")
+		}
+		if err != nil {
+			return err
+		}
+		f = cur
+		f.Size, f.MimeType, f.BlobKey, f.VersionID, f.UpdatedBy, f.UpdatedAt = v.Size, v.MimeType, v.blobKey, v.ID, p.UserID, v.CreatedAt
+		if err := s.st.updateFile(ctx, f); err != nil {
+			return err
+		}
+		return s.st.insertVersion(ctx, f.GUID, v)
+	})
+	if err != nil {
+		s.dropBlob(ctx, v.blobKey)
+		return FileOut{}, err
+	}
+	return f.out(l.fields), nil
+}
