@@ -17,7 +17,8 @@ func TestAdmin(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		t.Run("audit", func(t *testing.T) { testAudit(t, s, adm) })
-	})
+		t.Run("logs", func(t *testing.T) { testAppLog(t, s, adm) })
+	}, "CORE_ACCESS_LOG=true")
 }
 
 func auditRows(t *testing.T, c *kit.Client, query string) ([]map[string]any, int) {

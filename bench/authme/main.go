@@ -39,15 +39,21 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "measured load duration")
 	warmup := flag.Duration("warmup", 2*time.Second, "warm-up before measuring")
 	cpuProfile := flag.String("cpuprofile", "", "write a server CPU profile taken during the load to this file")
+	prebuilt := flag.String("bin", "", "use this coreportal binary instead of building ./cmd/coreportal (compare two builds)")
+	accessLog := flag.Bool("accesslog", false, "CORE_ACCESS_LOG=true: one log line (and application log record) per request")
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "authme")
 	must(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "coreportal")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	must(build.Run())
+	if *prebuilt != "" {
+		bin = *prebuilt
+	} else {
+		build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		must(build.Run())
+	}
 
 	dbURL := ""
 	if *dbFlag != "sqlite" {
@@ -58,7 +64,7 @@ func main() {
 	addr, pprofAddr := freePort(), freePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+dbURL,
-		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn", "CORE_PPROF_ADDR="+pprofAddr)
+		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG="+strconv.FormatBool(*accessLog), "CORE_LOG_LEVEL=warn", "CORE_PPROF_ADDR="+pprofAddr)
 	start := time.Now()
 	must(cmd.Start())
 	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }

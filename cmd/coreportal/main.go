@@ -79,7 +79,13 @@ func main() {
 		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
 		os.Exit(2)
 	}
-	log := newLogger(cfg, os.Stdout)
+	switch cmd {
+	case "serve", "api":
+		logTee = applog.NewTee("api", instanceName())
+	case "worker":
+		logTee = applog.NewTee("worker", instanceName())
+	}
+	log := newLogger(cfg, os.Stdout, logTee)
 	slog.SetDefault(log)
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
@@ -130,7 +136,17 @@ func checkSeedPassword(cmd string, cfg config.Config) error {
 	return nil
 }
 
-func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+// logTee copies the process log into the application log (serve, api,
+// worker); nil for the other commands.
+var logTee *applog.Tee
+
+// instanceName names this process in the application log and the dashboard.
+func instanceName() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s-%d", host, os.Getpid())
+}
+
+func newLogger(cfg config.Config, w io.Writer, tee *applog.Tee) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
 	var h slog.Handler
 	if cfg.LogFormat == "text" {
@@ -138,5 +154,5 @@ func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	} else {
 		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(applog.Handler{Handler: h})
+	return slog.New(applog.Handler{Handler: h, Tee: tee})
 }

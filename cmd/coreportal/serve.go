@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
+	"coreportal/internal/applog"
 	"coreportal/internal/auth"
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
@@ -199,13 +200,16 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 
 	loopCtx, stopLoops := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	loops := a.loops
-	if withWorker {
-		loops = append(loops, a.workers...)
-	}
-	for _, loop := range loops {
+	for _, loop := range a.loops {
 		wg.Add(1)
 		go func() { defer wg.Done(); loop(loopCtx) }()
+	}
+	if withWorker {
+		workCtx := applog.WithProcess(loopCtx, "worker")
+		for _, loop := range a.workers {
+			wg.Add(1)
+			go func() { defer wg.Done(); loop(workCtx) }()
+		}
 	}
 	defer func() { stopLoops(); wg.Wait() }()
 

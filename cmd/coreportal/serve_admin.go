@@ -7,11 +7,13 @@ import (
 
 	"coreportal/internal/audit"
 	"coreportal/internal/auth"
+	"coreportal/internal/logs"
 )
 
 // adminParts holds the services of the administration capability.
 type adminParts struct {
 	audit *audit.Log
+	logs  *logs.Log
 }
 
 // buildAdmin wires the audit log (installed behind audit.Record for every
@@ -19,6 +21,14 @@ type adminParts struct {
 func (a *app) buildAdmin() {
 	a.admin.audit = audit.New(a.db, actorOf)
 	audit.Use(a.admin.audit)
+	a.admin.logs = logs.New(a.db, logTee, a.settings)
+	a.admin.logs.OnChange = func(ctx context.Context, action string, details map[string]any) {
+		audit.Record(ctx, audit.Entry{Action: "applog." + action, ResourceType: "applog", Details: details})
+	}
+	if logTee != nil {
+		a.loops = append(a.loops, a.admin.logs.Maintain, func(ctx context.Context) { logTee.Run(ctx, a.admin.logs.Write) })
+		a.workers = append(a.workers, a.admin.logs.PurgeLoop)
+	}
 }
 
 // actorOf is the caller of a request or job as the audit log names it.
@@ -34,5 +44,6 @@ func actorOf(ctx context.Context) audit.Actor {
 func (a *app) adminHandlers() []interface{ Register(huma.API) } {
 	return []interface{ Register(huma.API) }{
 		audit.NewHandler(a.admin.audit),
+		logs.NewHandler(a.admin.logs),
 	}
 }

@@ -51,25 +51,12 @@ type FilterQuery struct {
 	To           string `query:"to" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 }
 
-// ParseTime reads an optional RFC 3339 query value (also YYYY-MM-DD).
-func ParseTime(field, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	return time.Time{}, fault.Validation(field, "%s must be an RFC 3339 time such as 2026-01-31T12:00:00Z", field)
-}
-
 func (q FilterQuery) filter() (Filter, error) {
-	from, err := ParseTime("from", q.From)
+	from, err := web.ParseTime("from", q.From)
 	if err != nil {
 		return Filter{}, err
 	}
-	to, err := ParseTime("to", q.To)
+	to, err := web.ParseTime("to", q.To)
 	if err != nil {
 		return Filter{}, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"coreportal/internal/applog"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
@@ -331,7 +332,7 @@ func (q *Queue) invoke(ctx context.Context, h HandlerFunc, j *Job) (result any, 
 	if p != nil {
 		ctx = auth.WithPrincipal(ctx, p)
 	}
-	ctx = context.WithValue(ctx, jobKey{}, j.ID)
+	ctx = applog.WithJob(context.WithValue(ctx, jobKey{}, j.ID), j.ID)
 	return h(ctx, j)
 }
 
