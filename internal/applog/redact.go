@@ -42,7 +42,7 @@ var (
 // basic credentials, JWTs, key=value pairs naming a secret, and the local
 // part of e-mail addresses (j***@example.com keeps the domain for diagnosis).
 func RedactText(s string) string {
-	if s == "" {
+	if !mayHoldSecret(s) {
 		return s
 	}
 	s = reAuthScheme.ReplaceAllString(s, "$1 "+Masked)
@@ -50,6 +50,23 @@ func RedactText(s string) string {
 	s = reSecretPair.ReplaceAllString(s, "$1$2"+Masked)
 	s = reEmail.ReplaceAllStringFunc(s, MaskEmail)
 	return s
+}
+
+// hints are lower-case fragments without which none of the patterns can match.
+var hints = []string{"@", "bearer", "basic", "eyj", "pass", "secret", "token", "cookie", "authorization", "apikey", "api_key"}
+
+// mayHoldSecret is a cheap test that spares most texts the regular expressions.
+func mayHoldSecret(s string) bool {
+	if len(s) < 5 {
+		return false
+	}
+	l := strings.ToLower(s)
+	for _, h := range hints {
+		if strings.Contains(l, h) {
+			return true
+		}
+	}
+	return false
 }
 
 // MaskEmail keeps the first character of the local part and the domain.

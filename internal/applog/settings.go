@@ -11,7 +11,7 @@ import (
 // Settings of the application log (SPEC.md "Application log settings").
 type Settings struct {
 	MinLevel          string   `json:"minLevel" enum:"debug,info,warn,error" doc:"lowest level written to the application log (default info)"`
-	IncludeCategories []string `json:"includeCategories" maxItems:"50" doc:"categories written (e.g. http, job, app, audit, applog); empty = all"`
+	IncludeCategories []string `json:"includeCategories" maxItems:"50" doc:"categories written (http: request lines, job, app, audit, applog …); empty = all except request lines below warn (high volume: name http to store them)"`
 	RedactEnabled     bool     `json:"redactEnabled" doc:"mask passwords, tokens, cookies, Authorization headers, LDAP bind passwords and e-mail addresses before storage (default true)"`
 	RetentionDays     int      `json:"retentionDays" minimum:"1" maximum:"3650" doc:"records older than this are purged (default 30)"`
 	MaxSizeMb         int      `json:"maxSizeMb" minimum:"1" maximum:"102400" doc:"ceiling of the stored records' size in MB; the oldest are purged above it (default 256)"`

@@ -78,44 +78,60 @@ func (t *Tee) wants(l slog.Level) bool {
 }
 
 func (t *Tee) offer(ctx context.Context, r slog.Record, correlation string, pre []slog.Attr, prefix string) {
-	e := Entry{At: r.Time.UTC(), Level: LevelName(r.Level), Process: t.process, Instance: t.instance,
-		Message: r.Message, CorrelationID: correlation, Attrs: make(map[string]any, len(pre)+r.NumAttrs())}
+	set := t.settings.Load()
+	process, _ := ctx.Value(processKey{}).(string)
+	jobID, _ := ctx.Value(jobKey{}).(string)
+	category := ""
+	scan := func(a slog.Attr) bool {
+		switch a.Key {
+		case "category":
+			category = a.Value.String()
+		case "jobId":
+			if jobID == "" {
+				jobID = a.Value.String()
+			}
+		}
+		return true
+	}
+	for _, a := range pre {
+		scan(a)
+	}
+	r.Attrs(scan)
+	if category == "" {
+		switch {
+		case r.Message == "http":
+			category = "http"
+		case jobID != "":
+			category = "job"
+		default:
+			category = "app"
+		}
+	}
+	if len(set.IncludeCategories) > 0 {
+		if !contains(set.IncludeCategories, category) {
+			return
+		}
+	} else if category == "http" && r.Level < slog.LevelWarn {
+		// Request lines are high-volume: stored only when includeCategories
+		// names http (failed requests, warn and above, always are).
+		return
+	}
+	e := Entry{At: r.Time.UTC(), Level: LevelName(r.Level), Process: t.process, Instance: t.instance, Category: category,
+		Message: r.Message, CorrelationID: correlation, JobID: jobID, Attrs: make(map[string]any, len(pre)+r.NumAttrs())}
 	if e.At.IsZero() {
 		e.At = time.Now().UTC()
 	}
-	if p, ok := ctx.Value(processKey{}).(string); ok {
-		e.Process = p
+	if process != "" {
+		e.Process = process
 	}
-	if j, ok := ctx.Value(jobKey{}).(string); ok {
-		e.JobID = j
+	if jobID != "" {
+		e.Process = "worker"
 	}
 	for _, a := range pre {
 		putAttr(e.Attrs, "", a)
 	}
 	r.Attrs(func(a slog.Attr) bool { putAttr(e.Attrs, prefix, a); return true })
-	if c, ok := e.Attrs["category"].(string); ok {
-		e.Category = c
-		delete(e.Attrs, "category")
-	}
-	if j, ok := e.Attrs["jobId"].(string); ok && e.JobID == "" {
-		e.JobID = j
-	}
-	if e.JobID != "" {
-		e.Process = "worker"
-	}
-	if e.Category == "" {
-		switch {
-		case r.Message == "http":
-			e.Category = "http"
-		case e.JobID != "":
-			e.Category = "job"
-		default:
-			e.Category = "app"
-		}
-	}
-	if cats := t.settings.Load().IncludeCategories; len(cats) > 0 && !contains(cats, e.Category) {
-		return
-	}
+	delete(e.Attrs, "category")
 	select {
 	case t.queue <- e:
 		t.accepted.Add(1)
