@@ -22,6 +22,7 @@ func TestLibraries(t *testing.T) {
 		t.Run("fields", func(t *testing.T) { testLibraryFields(t, s) })
 		t.Run("recycle", func(t *testing.T) { testLibraryRecycle(t, s) })
 		t.Run("rights", func(t *testing.T) { testLibraryRights(t, s) })
+		t.Run("lookups", func(t *testing.T) { testLibraryLookups(t, s) })
 	}, "CORE_MAX_UPLOAD_MB=1")
 }
 

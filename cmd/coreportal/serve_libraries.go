@@ -24,6 +24,7 @@ func (a *app) buildLibraries() {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.libraries.PurgeFile(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("library", a.libraries.ResolveSlug)
 	a.access.routes.RegisterSlugger("library", a.libraries.SlugOf)
+	a.lists.UseLibraries(a.libraries)
 }
 
 // libraryBin adapts the recycle bin to what the libraries service needs.

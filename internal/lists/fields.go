@@ -130,7 +130,10 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 
 func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st field.FieldSettings) error {
 	if st.LookupListID == "" {
-		return fault.Validation("settings.lookupLibraryId", "lookups to document libraries are not available in this version")
+		if s.libs == nil {
+			return fault.Validation("settings.lookupLibraryId", "document libraries are not available")
+		}
+		return s.libs.CheckTarget(ctx, p, st.LookupLibraryID, st.LookupNodeID, st.LookupFieldID)
 	}
 	// the caller must see the target list; missing and hidden answer alike
 	notFound := fault.NotFound("lookup list").With("field", "settings.lookupListId")

@@ -35,7 +35,7 @@ func (h *Handler) registerItems(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/person-options", "personOptions", "Subjects for a person field",
 		"View on the list. Users matched by display name, login or email; groups by name or description; at most 15; the field's allowUsers/allowGroups are honoured."), h.personOptions)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/lookup-options", "lookupOptions", "Items for a lookup field",
-		"View on the list; exactly one of targetListId and targetLibraryId. A target the caller cannot view answers 200 with accessDenied=true and no options. Display is lookupFieldId's value (title by default); at most 50 options."), h.lookupOptions)
+		"View on the list; exactly one of targetListId and targetLibraryId. A target the caller cannot view answers 200 with accessDenied=true and no options. Display is lookupFieldId's value (title by default; for a library: name by default, or item_number, item_type, mime_type or a custom field); at most 50 options. Library options are files and folders the caller can view, by name, whose display contains q."), h.lookupOptions)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/attachments", "listAttachments", "Attachments of an item", "View on the item."), h.attachments)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}/attachments/{id}", "deleteAttachment", "Delete an attachment", "Delete on the attachment."), h.deleteAttachment)
 }

@@ -135,8 +135,21 @@ func (s *Service) LookupOptions(ctx context.Context, p *auth.Principal, listID, 
 		if _, err := uuid.Parse(targetLibrary); err != nil {
 			return LookupOptions{}, fault.Validation("targetLibraryId", "targetLibraryId must be a UUID")
 		}
-		msg := "document library lookups are not available in this version"
-		return LookupOptions{Options: []LookupOption{}, Message: &msg}, nil
+		if s.libs == nil {
+			return denied("document libraries are not available"), nil
+		}
+		opts, accessDenied, err := s.libs.Options(ctx, p, targetLibrary, fieldRef, q, maxLookupOptions)
+		if err != nil {
+			return LookupOptions{}, err
+		}
+		if accessDenied {
+			return denied("you do not have access to the lookup target"), nil
+		}
+		out := LookupOptions{Options: make([]LookupOption, 0, len(opts))}
+		for _, o := range opts {
+			out.Options = append(out.Options, LookupOption{ItemID: o.ItemID, Display: o.Display})
+		}
+		return out, nil
 	}
 	if _, err := uuid.Parse(targetList); err != nil {
 		return LookupOptions{}, fault.Validation("targetListId", "targetListId must be a UUID")

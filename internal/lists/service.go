@@ -32,7 +32,25 @@ type Service struct {
 	maxUpload int64
 	counts    *countCache
 	schemas   *schemaCache
+	libs      LibraryLookups
 }
+
+// LibraryLookups is what lookups to document libraries need from the
+// libraries capability (wired in cmd/coreportal; lists never read its tables).
+type LibraryLookups interface {
+	// CheckTarget validates a lookup's target library (view on it; 404 when
+	// missing or hidden), lookupNodeId and the display column lookupFieldId.
+	CheckTarget(ctx context.Context, p *auth.Principal, libraryID, nodeID, fieldRef string) error
+	// Display is the display text of file number n; fault.NotFound when the
+	// file is missing or the caller cannot view it.
+	Display(ctx context.Context, p *auth.Principal, libraryID, fieldRef string, n int64) (string, error)
+	// Options offers up to limit visible files whose display contains q;
+	// accessDenied when the caller cannot view the library.
+	Options(ctx context.Context, p *auth.Principal, libraryID, fieldRef, q string, limit int) (opts []field.LookupValue, accessDenied bool, err error)
+}
+
+// UseLibraries plugs in lookups to document libraries.
+func (s *Service) UseLibraries(l LibraryLookups) { s.libs = l }
 
 // NewService builds the lists service and registers the item-number resolver
 // so that /permissions accepts item numbers with listId.
@@ -180,7 +198,11 @@ func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, er
 		}
 	}
 	if f.Settings.LookupListID == "" {
-		return "", fault.Validation(f.ID, "lookups to document libraries are not available in this version")
+		if e.s.libs == nil {
+			return "", fault.Validation(f.ID, "document libraries are not available")
+		}
+		// the file must exist and be visible to the caller (else NotFound alike)
+		return e.s.libs.Display(ctx, e.p, f.Settings.LookupLibraryID, f.Settings.LookupFieldID, id)
 	}
 	// the caller must see the target list and item: a hidden item answers
 	// like a missing one, and its display is never read
