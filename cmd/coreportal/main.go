@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"coreportal/internal/applog"
@@ -42,6 +43,9 @@ commands:
   version          print the version
   user create      --login L --password P [--display-name N] [--email E] [--admin]
   user set-password --login L --password P   (password read from stdin when omitted)
+  license activate --key-file F   activate a licence key (works while the portal is read-only; F may be - for stdin)
+  license status   print the licence status as JSON
+  update-runner    [--serve] take online update jobs (see README, "Online update")
 `
 
 func main() {
@@ -54,6 +58,13 @@ func main() {
 		fmt.Println(buildVersion())
 		return
 	}
+	if cmd == "license" || cmd == "licence" {
+		if len(args) == 0 {
+			fmt.Fprint(os.Stderr, usage)
+			os.Exit(2)
+		}
+		cmd, args = "license "+args[0], args[1:]
+	}
 	if cmd == "user" {
 		if len(args) == 0 {
 			fmt.Fprint(os.Stderr, usage)
@@ -61,13 +72,14 @@ func main() {
 		}
 		cmd, args = "user "+args[0], args[1:]
 	}
-	known := map[string]bool{"serve": true, "api": true, "worker": true, "migrate": true, "user create": true, "user set-password": true}
+	known := map[string]bool{"serve": true, "api": true, "worker": true, "migrate": true, "user create": true, "user set-password": true,
+		"license activate": true, "license status": true, "update-runner": true}
 	if !known[cmd] {
 		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
 	cfgArgs := args
-	if cmd == "user create" || cmd == "user set-password" {
+	if cmd == "user create" || cmd == "user set-password" || strings.HasPrefix(cmd, "license ") || cmd == "update-runner" {
 		cfgArgs = nil
 	}
 	cfg, err := config.Load(os.Getenv, cfgArgs)
@@ -115,6 +127,10 @@ func run(ctx context.Context, cmd string, cfg config.Config, args []string) erro
 		return nil
 	case "user create", "user set-password":
 		return userCommand(ctx, cfg, cmd, args, os.Stdin)
+	case "license activate", "license status":
+		return licenseCommand(ctx, cfg, cmd, args, os.Stdin, os.Stdout)
+	case "update-runner":
+		return updateRunnerCommand(ctx, cfg, args)
 	}
 	return fmt.Errorf("unknown command %q", cmd)
 }

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
+	"coreportal/internal/release"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/system"
@@ -40,6 +40,7 @@ type app struct {
 	platform // jobs, services, mail, events, live (platform.go)
 	settings *settings.Store
 	licence  *licence.Service
+	release  *release.Service
 	users    *users.Service
 	auth     *auth.Service
 	acl      *acl.Engine
@@ -120,12 +121,13 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		slog.Warn("bootstrap administrator created with a generated password; change it after signing in",
 			"login", cfg.SeedAdminLogin, "password", generated)
 	}
-	if a.licence, err = licence.New(ctx, a.settings); err != nil {
+	if err := a.buildLicence(ctx); err != nil {
 		return nil, err
 	}
 	a.buildPlatform()
+	a.jobs.Paused = a.jobsPaused
 	a.connect()
-	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run, func(ctx context.Context) { a.licence.Watch(ctx, time.Minute) })
+	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run)
 	a.buildAccess()
 	if err := a.openBlobs(ctx); err != nil {
 		return nil, err
@@ -153,6 +155,7 @@ func (a *app) routes() http.Handler {
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
 	a.registerPlatform(api)
+	a.registerRelease(api)
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
 	mux.HandleFunc("GET /health", sys.Health)
@@ -178,17 +181,11 @@ func (a *app) routes() http.Handler {
 		web.RequestID,
 		web.SecurityHeaders,
 		web.Sanitize,
+		release.RunnerGate(a.cfg.UpdateRunnerToken),
 		web.AccessLog(a.cfg.AccessLog, nil),
 		a.auth.Middleware,
 		web.ReadOnlyGate(a.licence.Writable, writeExempt),
 	)
-}
-
-// writeExempt lists the writes allowed while the licence is not valid:
-// signing in and out, and activating a licence.
-func writeExempt(path string) bool {
-	p := strings.TrimPrefix(path, web.Prefix)
-	return strings.HasPrefix(p, "/auth/") || strings.HasPrefix(p, "/admin/license") || strings.HasPrefix(p, "/internal/")
 }
 
 func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) error {

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"coreportal/internal/vendorkey"
 )
 
 // Config is the whole process configuration.
@@ -30,6 +32,9 @@ type Config struct {
 	TokenTTL          time.Duration
 	UpdateRunnerToken string
 	LicensePublicKey  string
+	UpdatePublicKey   string
+	ReleaseChannel    string
+	OfficeURL         string
 	VendorURL         string
 	ReleaseFile       string
 	ModuleCatalogPath string
@@ -70,6 +75,9 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 		JWTSecret:         getenv("CORE_JWT_SECRET"),
 		UpdateRunnerToken: getenv("CORE_UPDATE_RUNNER_TOKEN"),
 		LicensePublicKey:  env("CORE_LICENSE_PUBLIC_KEY", ""),
+		UpdatePublicKey:   env("CORE_UPDATE_PUBLIC_KEY", ""),
+		ReleaseChannel:    env("CORE_RELEASE_CHANNEL", "stable"),
+		OfficeURL:         env("CORE_OFFICE_URL", ""),
 		VendorURL:         env("CORE_VENDOR_URL", ""),
 		ReleaseFile:       env("CORE_RELEASE_FILE", ""),
 		ModuleCatalogPath: env("MODULE_CATALOG_PATH", ""),
@@ -134,6 +142,17 @@ func (c Config) validate() []error {
 		if u, err := url.Parse(c.PublicURL); err != nil || !hasScheme(c.PublicURL, "http", "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 			errs = append(errs, fmt.Errorf("CORE_PUBLIC_URL: %q must be an absolute http(s) URL such as https://portal.example.com", c.PublicURL))
 		}
+	}
+	if c.OfficeURL != "" && !hasScheme(c.OfficeURL, "http", "https") {
+		errs = append(errs, errors.New("CORE_OFFICE_URL: must be an http(s) URL"))
+	}
+	for name, v := range map[string]string{"CORE_LICENSE_PUBLIC_KEY": c.LicensePublicKey, "CORE_UPDATE_PUBLIC_KEY": c.UpdatePublicKey} {
+		if _, err := vendorkey.Parse(v); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %v", name, err))
+		}
+	}
+	if c.ReleaseChannel == "*" || strings.ContainsAny(c.ReleaseChannel, " /?&#") {
+		errs = append(errs, fmt.Errorf("CORE_RELEASE_CHANNEL: %q is not a channel name such as stable", c.ReleaseChannel))
 	}
 	if strings.TrimSpace(c.SeedAdminLogin) == "" || strings.EqualFold(c.SeedAdminLogin, "core-system") {
 		errs = append(errs, errors.New("SEED_ADMIN_LOGIN: must be a non-empty login other than core-system"))

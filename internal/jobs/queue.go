@@ -53,6 +53,28 @@ type Queue struct {
 	wake   chan struct{}
 	worker string
 	now    func() time.Time
+
+	// Paused, when set, holds every write of background work (running jobs,
+	// firing schedules) while it answers true, e.g. while the licence is not
+	// valid; the reason is logged when work pauses.
+	Paused     func() (bool, string)
+	pauseNoted atomic.Bool
+}
+
+// Holding reports whether background work must wait now, logging once when
+// it pauses and once when it resumes.
+func (q *Queue) Holding(ctx context.Context) bool {
+	if q.Paused == nil {
+		return false
+	}
+	paused, why := q.Paused()
+	if paused && !q.pauseNoted.Swap(true) {
+		slog.WarnContext(ctx, "background work paused: no job runs and no schedule fires until this clears", "reason", why)
+	}
+	if !paused && q.pauseNoted.Swap(false) {
+		slog.InfoContext(ctx, "background work resumed")
+	}
+	return paused
 }
 
 // New builds a queue on db.
@@ -193,6 +215,14 @@ func (q *Queue) Run(ctx context.Context) {
 	reapEvery := min(max(q.Lease/4, time.Second), time.Minute)
 	lastReap := time.Time{}
 	for ctx.Err() == nil {
+		if q.Holding(ctx) {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(q.Poll):
+			}
+			continue
+		}
 		if time.Since(lastReap) >= reapEvery {
 			if k, err := q.Reap(ctx); err != nil && ctx.Err() == nil {
 				slog.ErrorContext(ctx, "reap stuck jobs", "err", err)

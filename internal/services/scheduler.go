@@ -14,7 +14,9 @@ func (s *Service) Schedule(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, err := s.Tick(ctx, s.now()); err != nil && ctx.Err() == nil {
+		if s.q.Holding(ctx) {
+			// paused (licence not valid): missed ticks collapse into one run later
+		} else if _, err := s.Tick(ctx, s.now()); err != nil && ctx.Err() == nil {
 			slog.ErrorContext(ctx, "service scheduler", "err", err)
 		}
 		select {

@@ -39,6 +39,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 				SecuritySchemes: map[string]*huma.SecurityScheme{
 					"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
 					"cookie": {Type: "apiKey", In: "cookie", Name: "core_token"},
+					"runnerToken": {Type: "apiKey", In: "header", Name: "X-Core-Update-Token"},
 				},
 			},
 		},

@@ -127,7 +127,7 @@ func ReadOnlyGate(writable func() bool, exempt func(path string) bool) func(http
 			case http.MethodGet, http.MethodHead, http.MethodOptions:
 			default:
 				if strings.HasPrefix(r.URL.Path, Prefix) && !exempt(r.URL.Path) && !writable() {
-					WriteError(w, r, fault.New(fault.CodeReadOnly, "the licence is not valid: the portal is read-only until a valid licence is activated"))
+					WriteError(w, r, fault.New(fault.CodeReadOnly, "the licence is not valid: the portal is read-only until an administrator activates a licence key (POST /api/v1/admin/license/activate, or coreportal license activate --key-file F); GET /api/v1/admin/license says why"))
 					return
 				}
 			}

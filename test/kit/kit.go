@@ -128,8 +128,15 @@ func Start(t testing.TB, b Backend, env ...string) *Server {
 // (several instances may share them).
 func StartWith(t testing.TB, dbURL, dataDir, command string, env ...string) *Server {
 	t.Helper()
+	return StartProcess(t, Binary(t), dbURL, dataDir, []string{command}, env...)
+}
+
+// StartProcess runs bin with args (a sub-command and its flags) like
+// StartWith, and waits for /health unless the command is worker.
+func StartProcess(t testing.TB, bin, dbURL, dataDir string, args []string, env ...string) *Server {
+	t.Helper()
 	addr := FreePort(t)
-	cmd := exec.Command(Binary(t), command)
+	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(),
 		"CORE_ADDR="+addr, "CORE_DATA_DIR="+dataDir, "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD="+AdminPassword, "CORE_LOG_LEVEL=debug", "CORE_ACCESS_LOG=false")
@@ -154,7 +161,7 @@ func StartWith(t testing.TB, dbURL, dataDir, command string, env ...string) *Ser
 			t.Logf("server log:\n%s", s.Logs())
 		}
 	})
-	if command == "worker" {
+	if args[0] == "worker" {
 		return s
 	}
 	deadline := time.Now().Add(30 * time.Second)

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/licence"
+	"coreportal/internal/release"
+	"coreportal/internal/vendorkey"
+	"coreportal/internal/web"
+)
+
+// platformName is the installed platform reported to the vendor and checked
+// against licence keys, e.g. linux-amd64.
+func platformName() string { return runtime.GOOS + "-" + runtime.GOARCH }
+
+// buildLicence loads the licence status (before the platform, whose workers
+// pause while the portal is read-only).
+func (a *app) buildLicence(ctx context.Context) error {
+	pub, err := vendorkey.Parse(a.cfg.LicensePublicKey)
+	if err != nil {
+		return err
+	}
+	a.licence, err = licence.New(ctx, a.settings, licence.Options{DataDir: a.cfg.DataDir, PublicKey: pub,
+		Channel: a.cfg.ReleaseChannel, Platform: platformName(), Bus: a.bus})
+	if err != nil {
+		return err
+	}
+	a.release = release.New(a.db, a.settings, a.licence, release.Config{VendorURL: a.cfg.VendorURL, ReleaseFile: a.cfg.ReleaseFile,
+		BuildVersion: buildVersion(), Channel: a.cfg.ReleaseChannel, Platform: platformName(), OfficeURL: a.cfg.OfficeURL})
+	a.loops = append(a.loops, a.licence.Listen, func(ctx context.Context) { a.licence.Watch(ctx, 10*time.Second) })
+	return nil
+}
+
+// registerRelease adds the licence, release, update and Office routes and the
+// runner's upgrade queue.
+func (a *app) registerRelease(api huma.API) {
+	licence.NewHandler(a.licence).Register(api)
+	release.NewHandler(a.release).Register(api)
+}
+
+// recoveryWrites are the writes allowed while the licence is not valid: what
+// an administrator needs to get the portal writable again.
+var recoveryWrites = []*regexp.Regexp{
+	regexp.MustCompile(`^/auth/`),                             // sign in and out, change one's password
+	regexp.MustCompile(`^/admin/license(/|$)`),                // activate a licence key
+	regexp.MustCompile(`^/internal/`),                         // the update runner (guarded by its token)
+	regexp.MustCompile(`^/admin/update/check$`),               // see whether a release is out
+	regexp.MustCompile(`^/admin/users/[^/]+/reset-password$`), // let a locked-out administrator back in
+}
+
+// writeExempt reports whether a write to path is allowed while read-only.
+func writeExempt(path string) bool {
+	p := strings.TrimPrefix(path, web.Prefix)
+	for _, re := range recoveryWrites {
+		if re.MatchString(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// jobsPaused tells background workers to hold writes while read-only; the
+// worker logs when it pauses and resumes.
+func (a *app) jobsPaused() (bool, string) {
+	st := a.licence.Current()
+	if st.Valid {
+		return false, ""
+	}
+	return true, "licence " + st.Mode + ": " + st.Message
+}
