@@ -27,6 +27,7 @@ import (
 	"coreportal/internal/release"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
+	"coreportal/internal/surveys"
 	"coreportal/internal/system"
 	"coreportal/internal/users"
 	"coreportal/internal/web"
@@ -47,6 +48,7 @@ type app struct {
 	nodes    *nodes.Service
 	access   access
 	lists    *lists.Service
+	surveys  *surveys.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
 
@@ -139,6 +141,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildLibraries()
+	if err := a.buildSurveys(ctx); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
@@ -163,6 +168,7 @@ func (a *app) routes() http.Handler {
 	listsHTTP := lists.NewHandler(a.lists)
 	a.mountLists(mux, listsHTTP)
 	a.mountLibraries(mux, api)
+	a.mountSurveys(api, mux)
 	for _, r := range []interface{ Register(huma.API) }{
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),

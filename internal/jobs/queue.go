@@ -31,6 +31,7 @@ type Queue struct {
 	mu       sync.RWMutex
 	handlers map[string]HandlerFunc
 	types    []string
+	purgers  map[string]PurgeFunc // OnPurge hooks (purge.go)
 
 	// Concurrency is the number of jobs run at once by Run (default 8: jobs
 	// mostly wait on SMTP, LDAP or HTTP).
@@ -198,8 +199,15 @@ func (q *Queue) List(ctx context.Context, f Filter, offset, limit int) ([]*Job, 
 }
 
 // DeleteCompleted removes succeeded and failed jobs completed more than age ago.
+// Jobs of types with an OnPurge hook go through it first.
 func (q *Queue) DeleteCompleted(ctx context.Context, age time.Duration) (int64, error) {
-	return q.st.deleteCompleted(ctx, q.now().UTC().Add(-age))
+	cutoff := q.now().UTC().Add(-age)
+	hooked, err := q.purgeHooked(ctx, cutoff)
+	if err != nil {
+		return hooked, err
+	}
+	n, err := q.st.deleteCompleted(ctx, cutoff)
+	return hooked + n, err
 }
 
 // Reap hands running jobs whose lease ran out back to pending.
