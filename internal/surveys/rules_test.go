@@ -51,7 +51,9 @@ func TestSameDefinition(t *testing.T) {
 		func(d *SurveyDefinition) { d.Questions[0].Title = "Other" },
 		func(d *SurveyDefinition) { d.Questions[0].Required = true },
 		func(d *SurveyDefinition) { d.Questions[0].Options[0].Text = "B" },
-		func(d *SurveyDefinition) { d.Questions = append(d.Questions, SurveyQuestion{ID: "x", Type: TypeText, Title: "X"}) },
+		func(d *SurveyDefinition) {
+			d.Questions = append(d.Questions, SurveyQuestion{ID: "x", Type: TypeText, Title: "X"})
+		},
 	}
 	if !sameDefinition(base, base) {
 		t.Fatal("a definition differs from itself")
