@@ -63,15 +63,13 @@ func (s *Service) Export(ctx context.Context, p *auth.Principal, id string) (Sur
 	if err != nil {
 		return SurveyExportStatus{}, err
 	}
+	now := s.now().UTC()
 	jobID, err := s.Jobs.Enqueue(ctx, exportJob, exportPayload{SurveyID: sv.ID}, jobs.MaxAttempts(3))
 	if err != nil {
 		return SurveyExportStatus{}, err
 	}
-	j, err := s.Jobs.Get(ctx, jobID)
-	if err != nil {
-		return SurveyExportStatus{}, err
-	}
-	return statusOf(sv.ID, j), nil
+	// the state at creation: a fast worker may already have finished it
+	return SurveyExportStatus{ID: jobID, SurveyID: sv.ID, Status: ExportQueued, CreatedAt: now}, nil
 }
 
 func statusOf(surveyID string, j *jobs.Job) SurveyExportStatus {
