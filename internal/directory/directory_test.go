@@ -31,7 +31,7 @@ func TestSIDString(t *testing.T) {
 
 func TestNormDN(t *testing.T) {
 	for in, want := range map[string]string{
-		"CN=John Smith,OU=Sales,DC=Corp,DC=local": "cn=john smith,ou=sales,dc=corp,dc=local",
+		"CN=John Smith,OU=Sales,DC=Corp,DC=local":   "cn=john smith,ou=sales,dc=corp,dc=local",
 		"cn=John Smith, ou=Sales ,dc=corp,dc=local": "cn=john smith,ou=sales,dc=corp,dc=local",
 		"uid=a+cn=B,dc=x":                           "uid=a+cn=b,dc=x",
 		`cn=Smith\, John,dc=x`:                      "cn=smith, john,dc=x",
@@ -77,7 +77,9 @@ func TestConnectionValidation(t *testing.T) {
 		{"login attr", func(in *ConnectionInput) { in.LoginAttr = "sam account" }, "loginAttr"},
 		{"oid attr", func(in *ConnectionInput) { in.LoginAttr = "0.9.2342.19200300.100.1.1" }, ""},
 		{"limit", func(in *ConnectionInput) { in.SearchLimit = 1001 }, "searchLimit"},
-		{"ca", func(in *ConnectionInput) { in.TLSCACert = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----" }, "tlsCaCert"},
+		{"ca", func(in *ConnectionInput) {
+			in.TLSCACert = "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"
+		}, "tlsCaCert"},
 		{"starttls on ldaps", func(in *ConnectionInput) { in.URL, in.StartTLS = "ldaps://dc1", true }, "startTls"},
 	} {
 		in := base
