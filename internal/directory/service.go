@@ -16,11 +16,13 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/groups"
 	"coreportal/internal/services"
+	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
 
 // Service holds the rules of the directory capability.
 type Service struct {
+	db       *store.DB
 	services *services.Service
 	users    *users.Service
 	groups   *groups.Service
@@ -30,8 +32,9 @@ type Service struct {
 }
 
 // New builds the directory service.
-func New(svc *services.Service, u *users.Service, g *groups.Service, blobs blob.Store) *Service {
-	return &Service{services: svc, users: u, groups: g, blobs: blobs, now: time.Now}
+// db is only used to group the sync's writes into transactions.
+func New(db *store.DB, svc *services.Service, u *users.Service, g *groups.Service, blobs blob.Store) *Service {
+	return &Service{db: db, services: svc, users: u, groups: g, blobs: blobs, now: time.Now}
 }
 
 // config reads the stored settings (bind password included).

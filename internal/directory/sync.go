@@ -15,6 +15,7 @@ import (
 	"github.com/go-ldap/ldap/v3"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
 
@@ -107,25 +108,31 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 	}
 	defer cn.close()
 	seen := map[string]bool{}
+	var batch []*ldap.Entry
 	err = s.pagedSearch(ctx, cn, c, c.syncFilter(), c.userAttributes(true), c.syncLimit(), &res.Truncated, func(e *ldap.Entry) {
 		if isComputer(e) {
 			return
 		}
-		res.Users.Seen++
-		if id := s.syncUser(ctx, c, e, res); id != "" {
-			seen[id] = true
+		if batch = append(batch, e); len(batch) == batchSize {
+			s.syncUsers(ctx, c, batch, res, seen)
+			batch = batch[:0]
 		}
 	})
 	if err != nil {
 		return nil, fmt.Errorf("directory sync: user pass: %w", describe(c, err))
 	}
-	if res.Users.Managers, err = s.users.ResolveDirectoryManagers(ctx); err != nil {
-		return nil, err
-	}
-	if res.DeactivateMissing && !res.Truncated {
-		if res.Users.Deactivated, err = s.users.DeactivateDirectoryUsersExcept(ctx, seen); err != nil {
-			return nil, err
+	s.syncUsers(ctx, c, batch, res, seen)
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		var err error
+		res.Users.Managers, err = s.users.ResolveDirectoryManagers(ctx)
+		if err != nil || !res.DeactivateMissing || res.Truncated {
+			return err
 		}
+		res.Users.Deactivated, err = s.users.DeactivateDirectoryUsersExcept(ctx, seen)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	if c.SyncGroups {
 		if err := s.syncGroups(ctx, cn, c, res); err != nil {
@@ -167,9 +174,63 @@ func (s *Service) pagedSearch(ctx context.Context, cn *conn, c Config, filter st
 	}
 }
 
+// batchSize is how many entries share one transaction.
+const batchSize = 100
+
+// syncUsers applies a batch of entries in one transaction. When anything in
+// it fails (on PostgreSQL a failed statement aborts the transaction) the
+// batch is rolled back and applied again entry by entry, so one bad entry
+// costs its own error only.
+func (s *Service) syncUsers(ctx context.Context, c Config, entries []*ldap.Entry, res *SyncResult, seen map[string]bool) {
+	if len(entries) == 0 {
+		return
+	}
+	part := &SyncResult{}
+	ids := make([]string, 0, len(entries))
+	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		for _, e := range entries {
+			id := s.syncUser(ctx, c, e, part)
+			if part.Errors > 0 {
+				return errBatch
+			}
+			ids = append(ids, id)
+		}
+		return nil
+	})
+	if err != nil {
+		part, ids = &SyncResult{}, ids[:0]
+		for _, e := range entries {
+			ids = append(ids, s.syncUser(ctx, c, e, part))
+		}
+	}
+	for _, id := range ids {
+		if id != "" {
+			seen[id] = true
+		}
+	}
+	res.add(part)
+}
+
+var errBatch = errors.New("an entry of the batch failed")
+
+// add adds the user and photo counts of part.
+func (r *SyncResult) add(part *SyncResult) {
+	u, p := &r.Users, part.Users
+	u.Seen, u.Created, u.Updated, u.Reactivated, u.Unchanged = u.Seen+p.Seen, u.Created+p.Created, u.Updated+p.Updated, u.Reactivated+p.Reactivated, u.Unchanged+p.Unchanged
+	r.Photos.Written += part.Photos.Written
+	r.Photos.Removed += part.Photos.Removed
+	r.Errors += part.Errors
+	for _, m := range part.ErrorMessages {
+		if len(r.ErrorMessages) < maxErrors {
+			r.ErrorMessages = append(r.ErrorMessages, m)
+		}
+	}
+}
+
 // syncUser applies one entry and its photo; it returns the user id ("" when
 // the entry could not be used, counted as an error).
 func (s *Service) syncUser(ctx context.Context, c Config, e *ldap.Entry, res *SyncResult) string {
+	res.Users.Seen++
 	p := c.toPerson(e)
 	if p.Login == "" {
 		res.fail(e.DN, fault.Validation("login", "the entry has no %s", c.loginAttr()))
@@ -275,35 +336,29 @@ func (s *Service) syncGroups(ctx context.Context, cn *conn, c Config, res *SyncR
 		return err
 	}
 	kept := map[string]bool{}
-	for _, dn := range order {
-		g := byDN[dn]
-		res.Groups.Seen++
-		id, created, changed, err := s.groups.UpsertDomainGroup(ctx, g.ext, g.name, g.description)
-		if err != nil {
-			res.fail("group "+g.name, err)
-			if ok := existing[g.ext]; ok != "" {
-				kept[g.ext] = true // keep a group that only failed to update
+	for start := 0; start < len(order); start += batchSize {
+		chunk := order[start:min(start+batchSize, len(order))]
+		part := &SyncResult{}
+		err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			for _, dn := range chunk {
+				if s.syncGroup(ctx, c, dn, byDN, userIDs, part); part.Errors > 0 {
+					return errBatch
+				}
 			}
-			continue
+			return nil
+		})
+		if err != nil { // redo one by one: a failed group costs its own error only
+			part = &SyncResult{}
+			for _, dn := range chunk {
+				s.syncGroup(ctx, c, dn, byDN, userIDs, part)
+			}
 		}
-		kept[g.ext] = true
-		switch {
-		case created:
-			res.Groups.Created++
-		case changed:
-			res.Groups.Updated++
-		default:
-			res.Groups.Unchanged++
-		}
-		members := expand(dn, byDN, userIDs)
-		touched, err := s.groups.SetDomainMembers(ctx, id, members, c.removeMissingMembers())
-		if err != nil {
-			res.fail("group "+g.name+" members", err)
-			continue
-		}
-		if touched {
-			res.Groups.MembershipsTouch++
-		}
+		g, p := &res.Groups, part.Groups
+		g.Seen, g.Created, g.Updated, g.Unchanged, g.MembershipsTouch = g.Seen+p.Seen, g.Created+p.Created, g.Updated+p.Updated, g.Unchanged+p.Unchanged, g.MembershipsTouch+p.MembershipsTouch
+		res.add(part)
+	}
+	for _, dn := range order {
+		kept[byDN[dn].ext] = true // a group that failed to update is not removed either
 	}
 	if c.RemoveMissingGroups && !res.GroupsTruncated {
 		for ext, id := range existing {
@@ -318,6 +373,33 @@ func (s *Service) syncGroups(ctx context.Context, cn *conn, c Config, res *SyncR
 		}
 	}
 	return nil
+}
+
+// syncGroup upserts one group and sets its members.
+func (s *Service) syncGroup(ctx context.Context, c Config, dn string, byDN map[string]*directoryGroup, userIDs map[string]string, res *SyncResult) {
+	g := byDN[dn]
+	res.Groups.Seen++
+	id, created, changed, err := s.groups.UpsertDomainGroup(ctx, g.ext, g.name, g.description)
+	if err != nil {
+		res.fail("group "+g.name, err)
+		return
+	}
+	switch {
+	case created:
+		res.Groups.Created++
+	case changed:
+		res.Groups.Updated++
+	default:
+		res.Groups.Unchanged++
+	}
+	touched, err := s.groups.SetDomainMembers(ctx, id, expand(dn, byDN, userIDs), c.removeMissingMembers())
+	if err != nil {
+		res.fail("group "+g.name+" members", err)
+		return
+	}
+	if touched {
+		res.Groups.MembershipsTouch++
+	}
 }
 
 // expand returns the user ids of group dn's members, nested groups

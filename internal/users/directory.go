@@ -120,13 +120,10 @@ func (s *Service) insertDirectoryUser(ctx context.Context, e DirectoryEntry) (*U
 	u := &User{ID: uuid.NewString(), Login: e.Login, DisplayName: e.DisplayName, Email: e.Email, AuthSource: "domain",
 		IsActive: !e.Disabled, DirectoryDeactivated: e.Disabled, ExternalID: e.ExternalID, DirectoryAttrs: e.Attrs,
 		DirectoryDN: e.DN, ManagerDN: e.ManagerDN, CreatedAt: now, UpdatedAt: now}
-	if err := s.st.insert(ctx, u); err != nil {
+	if err := s.st.insertDirectoryUser(ctx, u); err != nil {
 		if store.IsUnique(err) {
 			return nil, "", fault.Conflict("login %q is already taken", e.Login).With("field", "login")
 		}
-		return nil, "", err
-	}
-	if err := s.st.updateDirectoryUser(ctx, u, false); err != nil {
 		return nil, "", err
 	}
 	return u, DirectoryCreated, nil

@@ -29,6 +29,23 @@ func (s *Store) updateDirectoryUser(ctx context.Context, u *User, bumpTokens boo
 	return nil
 }
 
+// insertDirectoryUser adds a domain user with its directory columns in one statement.
+func (s *Store) insertDirectoryUser(ctx context.Context, u *User) error {
+	attrs, err := json.Marshal(u.DirectoryAttrs)
+	if err != nil {
+		return fmt.Errorf("encode directory attributes: %w", err)
+	}
+	_, err = s.db.W(ctx).ExecContext(ctx, `INSERT INTO users (id, login, login_norm, display_name, email, search_text, auth_source,
+		is_active, is_core_admin, is_seed_admin, is_system, external_id, directory_attrs, directory_dn, manager_dn, directory_deactivated,
+		created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 'domain', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Login, normLogin(u.Login), u.DisplayName, u.Email, searchText(u), u.IsActive, false, false, false,
+		nullable(u.ExternalID), string(attrs), nullable(u.DirectoryDN), nullable(u.ManagerDN), u.DirectoryDeactivated, u.CreatedAt, u.UpdatedAt)
+	if err != nil {
+		return fmt.Errorf("insert directory user %s: %w", u.Login, s.db.Translate(err))
+	}
+	return nil
+}
+
 func (s *Store) setAvatar(ctx context.Context, id, hash, contentType string) error {
 	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET avatar_hash = ?, avatar_content_type = ? WHERE id = ?",
 		nullable(hash), nullable(contentType), id)
