@@ -1,12 +1,15 @@
 package test
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,4 +93,57 @@ func runBinary(t *testing.T, env []string, args ...string) (string, int) {
 		t.Fatalf("%v did not end:\n%s", args, out.String())
 	}
 	return "", -1
+}
+
+// liveStream is an open items/live stream.
+type liveStream struct {
+	status int
+	lines  chan string
+	close  func()
+}
+
+// openLive opens GET path (an items/live URL under /api/v1) with a bearer token.
+func openLive(t *testing.T, s *kit.Server, token, path string) *liveStream {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1"+path, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls := &liveStream{status: resp.StatusCode, lines: make(chan string, 100), close: func() { cancel(); resp.Body.Close() }}
+	go func() {
+		defer close(ls.lines)
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return
+		}
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			ls.lines <- sc.Text()
+		}
+	}()
+	return ls
+}
+
+// endsWithin waits for the stream to end and fails if it delivered data first.
+func (ls *liveStream) endsWithin(t *testing.T, d time.Duration) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case l, ok := <-ls.lines:
+			if !ok {
+				return
+			}
+			if strings.HasPrefix(l, "data:") {
+				t.Fatalf("stream delivered after the principal failed: %s", l)
+			}
+		case <-deadline:
+			t.Fatal("stream still open")
+		}
+	}
 }

@@ -272,3 +272,74 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 		})
 	}
 }
+
+// TestHardSessionLiveStreams: #9 item 5.
+func TestHardSessionLiveStreams(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		f := newListFixture(t, s, "livechk")
+		f.create(t, f.admin, map[string]any{"title": "watched"})
+		users := map[string]string{}
+		for _, login := range []string{"watch-a", "watch-b", "watch-c"} {
+			_, id := userWithID(t, s, login)
+			users[login] = id
+			grant(t, s, "node", f.nodeID, "user", id, "view")
+		}
+		tok := func(login string) string {
+			return tokenOf(t, loginWith(t, s, nil, login, "password-"+login))
+		}
+		live := f.path("/items/live?ids=1")
+		touch := func() {
+			f.admin.Do(t, "PATCH", f.path("/items/1"), map[string]any{"fieldValues": map[string]any{"title": "secret " + time.Now().String()}}).Expect(t, 200)
+		}
+
+		t.Run("a signed-out token's stream ends", func(t *testing.T) {
+			ta := tok("watch-a")
+			st := openLive(t, s, ta, live)
+			if st.status != 200 {
+				t.Fatalf("status %d", st.status)
+			}
+			bearer(s, ta).Do(t, "POST", "/auth/logout", nil).Expect(t, 200)
+			touch()
+			st.endsWithin(t, 5*time.Second)
+			if again := openLive(t, s, ta, live); again.status != 401 {
+				t.Fatalf("reconnect with the revoked token: %d", again.status)
+			}
+		})
+
+		t.Run("a deactivated user's stream ends", func(t *testing.T) {
+			tb := tok("watch-b")
+			st := openLive(t, s, tb, live)
+			if st.status != 200 {
+				t.Fatalf("status %d", st.status)
+			}
+			f.admin.Do(t, "PATCH", "/admin/users/"+users["watch-b"], map[string]any{"isActive": false}).Expect(t, 200)
+			st.endsWithin(t, 5*time.Second) // the periodic re-check, nothing delivered meanwhile
+			f.admin.Do(t, "PATCH", "/admin/users/"+users["watch-b"], map[string]any{"isActive": true}).Expect(t, 200)
+		})
+
+		t.Run("streams are capped per user and per instance", func(t *testing.T) {
+			ta, tb, tc := tok("watch-a"), tok("watch-b"), tok("watch-c")
+			a1 := openLive(t, s, ta, live)
+			a2 := openLive(t, s, ta, live)
+			if a1.status != 200 || a2.status != 200 {
+				t.Fatalf("statuses %d %d", a1.status, a2.status)
+			}
+			r := bearer(s, ta).Do(t, "GET", live, nil)
+			if r.Status != 429 || r.Error.Code != "RATE_LIMITED" {
+				t.Fatalf("third stream of one user: %d %s", r.Status, r.Raw)
+			}
+			if b1 := openLive(t, s, tb, live); b1.status != 200 {
+				t.Fatalf("other user's stream: %d", b1.status)
+			}
+			if r := bearer(s, tc).Do(t, "GET", live, nil); r.Status != 429 || r.Error.Code != "RATE_LIMITED" {
+				t.Fatalf("stream past the instance cap: %d %s", r.Status, r.Raw)
+			}
+			a1.close()
+			eventually(t, 5*time.Second, "a slot frees when a stream closes", func() bool {
+				c := openLive(t, s, tc, live)
+				defer c.close()
+				return c.status == 200
+			})
+		})
+	}, "CORE_LIVE_RECHECK_INTERVAL=300ms", "CORE_LIVE_MAX_STREAMS_PER_USER=2", "CORE_LIVE_MAX_STREAMS=3")
+}

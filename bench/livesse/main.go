@@ -62,6 +62,7 @@ func runHub(busURL string) {
 		b = r
 	}
 	h := live.NewHub(b)
+	h.MaxStreams, h.MaxStreamsPerUser = 0, 0 // one process plays every client
 	mux := http.NewServeMux()
 	const list = "bench-list"
 	mux.HandleFunc("GET /live", func(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +71,7 @@ func runHub(busURL string) {
 			n, _ := strconv.ParseInt(s, 10, 64)
 			ids = append(ids, n)
 		}
-		_ = h.Stream(w, r, list, ids, func(context.Context, int64) bool { return true })
+		_ = h.Stream(w, r, live.Watch{ListID: list, IDs: ids, CanView: func(context.Context, int64) bool { return true }})
 	})
 	mux.HandleFunc("POST /publish", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.ParseInt(r.URL.Query().Get("n"), 10, 64)

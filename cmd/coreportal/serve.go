@@ -128,6 +128,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	}
 	a.buildPlatform()
 	a.jobs.Paused = a.jobsPaused
+	a.configureSessions()
 	a.connect()
 	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run)
 	a.buildAccess()

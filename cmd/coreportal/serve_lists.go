@@ -49,5 +49,5 @@ func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {
 // mountLists adds the lists routes that are plain net/http handlers (streamed bodies).
 func (a *app) mountLists(mux *http.ServeMux, h *lists.Handler) {
 	h.Mount(mux)
-	h.MountLive(mux, a.live)
+	h.MountLive(mux, a.live, a.auth.Recheck)
 }

@@ -53,6 +53,12 @@ type Config struct {
 	// PublicURL is the address users reach the portal at (CORE_PUBLIC_URL);
 	// when it is https the session cookie is always Secure.
 	PublicURL string
+	// LiveMaxStreams and LiveMaxStreamsPerUser cap the open items/live
+	// streams of one instance (0 = no cap); LiveRecheck is how often an open
+	// stream re-checks its caller (at most 30 s).
+	LiveMaxStreams        int
+	LiveMaxStreamsPerUser int
+	LiveRecheck           time.Duration
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -94,6 +100,9 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
 	c.MaxUploadBytes = int64(intVar(env("CORE_MAX_UPLOAD_MB", "100"), "CORE_MAX_UPLOAD_MB", &errs)) << 20
 	c.TrustedProxies = prefixesVar(env("CORE_TRUSTED_PROXIES", ""), "CORE_TRUSTED_PROXIES", &errs)
+	c.LiveMaxStreams = intVar(env("CORE_LIVE_MAX_STREAMS", "1000"), "CORE_LIVE_MAX_STREAMS", &errs)
+	c.LiveMaxStreamsPerUser = intVar(env("CORE_LIVE_MAX_STREAMS_PER_USER", "20"), "CORE_LIVE_MAX_STREAMS_PER_USER", &errs)
+	c.LiveRecheck = durVar(env("CORE_LIVE_RECHECK_INTERVAL", "30s"), "CORE_LIVE_RECHECK_INTERVAL", &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
 	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))
@@ -168,6 +177,12 @@ func (c Config) validate() []error {
 	}
 	if c.TokenTTL < time.Minute {
 		errs = append(errs, errors.New("CORE_TOKEN_TTL: must be at least 1m"))
+	}
+	if c.LiveMaxStreams < 0 || c.LiveMaxStreamsPerUser < 0 {
+		errs = append(errs, errors.New("CORE_LIVE_MAX_STREAMS, CORE_LIVE_MAX_STREAMS_PER_USER: must be 0 (no cap) or positive"))
+	}
+	if c.LiveRecheck < 100*time.Millisecond || c.LiveRecheck > 30*time.Second {
+		errs = append(errs, errors.New("CORE_LIVE_RECHECK_INTERVAL: must be between 100ms and 30s"))
 	}
 	if c.MaxUploadBytes <= 0 {
 		errs = append(errs, errors.New("CORE_MAX_UPLOAD_MB: must be positive"))

@@ -3,6 +3,7 @@ package config
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestLoad(t *testing.T) {
@@ -50,6 +51,14 @@ func TestLoad(t *testing.T) {
 			}},
 		{name: "bad public url scheme", env: map[string]string{"CORE_PUBLIC_URL": "ftp://portal"}, wantErr: "CORE_PUBLIC_URL"},
 		{name: "public url without host", env: map[string]string{"CORE_PUBLIC_URL": "https://"}, wantErr: "CORE_PUBLIC_URL"},
+		{name: "live stream caps", env: map[string]string{"CORE_LIVE_MAX_STREAMS": "50", "CORE_LIVE_MAX_STREAMS_PER_USER": "0", "CORE_LIVE_RECHECK_INTERVAL": "5s"},
+			check: func(t *testing.T, c Config) {
+				if c.LiveMaxStreams != 50 || c.LiveMaxStreamsPerUser != 0 || c.LiveRecheck != 5*time.Second {
+					t.Fatalf("live %d %d %v", c.LiveMaxStreams, c.LiveMaxStreamsPerUser, c.LiveRecheck)
+				}
+			}},
+		{name: "negative live cap", env: map[string]string{"CORE_LIVE_MAX_STREAMS": "-1"}, wantErr: "CORE_LIVE_MAX_STREAMS"},
+		{name: "live recheck too long", env: map[string]string{"CORE_LIVE_RECHECK_INTERVAL": "1m"}, wantErr: "CORE_LIVE_RECHECK_INTERVAL"},
 		{name: "bad smtp port", env: map[string]string{"SMTP_PORT": "x"}, wantErr: "SMTP_PORT"},
 		{name: "several errors reported together", env: map[string]string{"SMTP_PORT": "x", "CORE_LOG_FORMAT": "xml"}, wantErr: "CORE_LOG_FORMAT"},
 	}

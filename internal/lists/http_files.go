@@ -11,6 +11,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
+	"coreportal/internal/live"
 	"coreportal/internal/web"
 )
 
@@ -82,11 +83,15 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 
 // Streamer serves the SSE stream of item changes (internal/live.Hub).
 type Streamer interface {
-	Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error
+	Stream(w http.ResponseWriter, r *http.Request, wt live.Watch) error
 }
 
-// MountLive adds GET …/items/live?ids= (view on the list, then view on each item per event).
-func (h *Handler) MountLive(mux *http.ServeMux, st Streamer) {
+// Recheck validates the caller of an open stream again (auth.Service.Recheck).
+type Recheck func(ctx context.Context, p *auth.Principal) error
+
+// MountLive adds GET …/items/live?ids= (view on the list, then view on each
+// item per event; the caller is re-checked by recheck while the stream is open).
+func (h *Handler) MountLive(mux *http.ServeMux, st Streamer, recheck Recheck) {
 	mux.HandleFunc("GET "+web.Prefix+"/lists/{listId}/items/live", func(w http.ResponseWriter, r *http.Request) {
 		p, err := auth.Require(r.Context())
 		if err != nil {
@@ -103,6 +108,8 @@ func (h *Handler) MountLive(mux *http.ServeMux, st Streamer) {
 			web.WriteError(w, r, err)
 			return
 		}
-		_ = st.Stream(w, r, listID, ids, func(ctx context.Context, n int64) bool { return h.svc.CanViewItem(ctx, p, listID, n) })
+		_ = st.Stream(w, r, live.Watch{ListID: listID, IDs: ids, UserID: p.UserID,
+			Valid:   func(ctx context.Context) error { return recheck(ctx, p) },
+			CanView: func(ctx context.Context, n int64) bool { return h.svc.CanViewItem(ctx, p, listID, n) }})
 	})
 }

@@ -34,6 +34,14 @@ type Hub struct {
 	// cannot be reached they end, so clients reconnect, get 503 and poll
 	// sync-state instead of silently missing events (default 10s).
 	HealthInterval time.Duration
+	// RecheckInterval is how often an open stream re-checks its caller even
+	// when nothing is delivered (at most 30 s).
+	RecheckInterval time.Duration
+	// MaxStreams caps the open streams of this instance, MaxStreamsPerUser
+	// those of one user on it (0 = no cap); beyond them 429 RATE_LIMITED.
+	MaxStreams        int
+	MaxStreamsPerUser int
+	limits            streamLimits
 
 	hmu       sync.Mutex
 	checkedAt time.Time
@@ -73,6 +81,7 @@ type wire struct {
 // NewHub builds the hub on b.
 func NewHub(b bus.Bus) *Hub {
 	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second,
+		RecheckInterval: 30 * time.Second, MaxStreams: 1000, MaxStreamsPerUser: 20,
 		lists: map[string]*listSub{}, closing: make(chan struct{})}
 }
 
@@ -195,17 +204,38 @@ func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
 }
 
 // Stream serves text/event-stream until the client leaves: `item_updated`
-// events for the items in ids, a `: ping` comment every PingInterval, and
-// 503 UNAVAILABLE when the bus is a shared one and cannot be reached.
-// canView is asked again before each delivery, so a right withdrawn while
-// the stream is open stops the events of that item.
-func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids []int64, canView func(ctx context.Context, itemNumber int64) bool) error {
+// events for the items in wt.IDs, a `: ping` comment every PingInterval, and
+// 503 UNAVAILABLE when the bus is a shared one and cannot be reached; 429
+// RATE_LIMITED beyond MaxStreams or MaxStreamsPerUser. The caller is
+// re-checked (wt.Valid) every RecheckInterval and before each delivery, and
+// the stream ends when that fails; wt.CanView is asked again before each
+// delivery, so a right withdrawn while the stream is open stops the events
+// of that item.
+func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, wt Watch) error {
 	ctx := r.Context()
+	listID, ids, canView := wt.ListID, wt.IDs, wt.CanView
 	select {
 	case <-h.closing:
 		web.WriteError(w, r, fault.New(fault.CodeUnavailable, "the server is shutting down"))
 		return nil
 	default:
+	}
+	release, err := h.acquire(wt.UserID)
+	if err != nil {
+		web.WriteError(w, r, err)
+		return err
+	}
+	defer release()
+	valid := func() error {
+		if wt.Valid == nil {
+			return nil
+		}
+		return wt.Valid(ctx)
+	}
+	ended := func(err error) error {
+		_, _ = fmt.Fprint(w, ": the session ended; sign in again\n\n")
+		_ = http.NewResponseController(w).Flush()
+		return err
 	}
 	if h.bus.Shared() {
 		if err := h.bus.Healthy(ctx); err != nil {
@@ -232,6 +262,8 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 	}
 	ping := time.NewTicker(h.PingInterval)
 	defer ping.Stop()
+	recheck := time.NewTicker(min(max(h.RecheckInterval, 10*time.Millisecond), 30*time.Second))
+	defer recheck.Stop()
 	var health <-chan time.Time
 	if h.bus.Shared() {
 		t := time.NewTicker(h.HealthInterval)
@@ -251,11 +283,19 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, listID string, ids 
 				return err
 			}
 			continue
+		case <-recheck.C:
+			if err := valid(); err != nil {
+				return ended(err)
+			}
+			continue
 		case <-ping.C:
 			if _, err := fmt.Fprint(w, ": ping\n\n"); err != nil {
 				return err
 			}
 		case d := <-c.ch:
+			if err := valid(); err != nil {
+				return ended(err)
+			}
 			// write whatever is already waiting, then flush once: under load
 			// this saves a system call per event
 			wrote := false

@@ -3,6 +3,7 @@ package live
 import (
 	"bufio"
 	"context"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -75,10 +76,23 @@ func serve(t *testing.T, h *Hub, canView func(context.Context, int64) bool) *htt
 			}
 			ids = append(ids, n)
 		}
-		_ = h.Stream(w, r, r.URL.Query().Get("list"), ids, canView)
+		_ = h.Stream(w, r, Watch{ListID: r.URL.Query().Get("list"), IDs: ids, UserID: r.URL.Query().Get("user"), CanView: canView, Valid: validFor(r)})
 	}))
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// invalid holds the users whose principal no longer passes Valid.
+var invalid sync.Map
+
+func validFor(r *http.Request) func(context.Context) error {
+	user := r.URL.Query().Get("user")
+	return func(context.Context) error {
+		if _, bad := invalid.Load(user); bad {
+			return errors.New("signed out")
+		}
+		return nil
+	}
 }
 
 func waitSubs(t *testing.T, h *Hub, n int) {
@@ -322,5 +336,81 @@ func TestStreamListIDCaseInsensitive(t *testing.T) {
 	}
 	if l := a.next(t, 2*time.Second); l != "event: item_updated" {
 		t.Fatalf("event line %q", l)
+	}
+}
+
+// closed waits until the stream's body ends.
+func (s *sse) closed(t *testing.T, within time.Duration) {
+	t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case _, ok := <-s.lines:
+			if !ok {
+				return
+			}
+		case <-deadline:
+			t.Fatal("stream still open")
+		}
+	}
+}
+
+func TestStreamEndsWhenThePrincipalFails(t *testing.T) {
+	t.Run("before a delivery", func(t *testing.T) {
+		h := NewHub(bus.NewMemory())
+		srv := serve(t, h, nil)
+		s := open(t, srv.URL+"?list=L&ids=1&user=ann")
+		waitSubs(t, h, 1)
+		invalid.Store("ann", true)
+		defer invalid.Delete("ann")
+		if err := h.PublishItem(context.Background(), "L", 1, map[string]any{"secret": 1}); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			l, ok := <-s.lines
+			if !ok {
+				break
+			}
+			if strings.Contains(l, "secret") {
+				t.Fatalf("delivered after the principal failed: %s", l)
+			}
+		}
+		waitSubs(t, h, 0)
+	})
+	t.Run("on the periodic re-check", func(t *testing.T) {
+		h := NewHub(bus.NewMemory())
+		h.RecheckInterval = 50 * time.Millisecond
+		srv := serve(t, h, nil)
+		s := open(t, srv.URL+"?list=L&ids=1&user=bob")
+		waitSubs(t, h, 1)
+		invalid.Store("bob", true)
+		defer invalid.Delete("bob")
+		s.closed(t, 2*time.Second)
+		if h.Streams() != 0 {
+			t.Fatalf("%d streams counted after the end", h.Streams())
+		}
+	})
+}
+
+func TestStreamCaps(t *testing.T) {
+	h := NewHub(bus.NewMemory())
+	h.MaxStreams, h.MaxStreamsPerUser = 3, 2
+	srv := serve(t, h, nil)
+	a1 := open(t, srv.URL+"?list=L&ids=1&user=a")
+	open(t, srv.URL+"?list=L&ids=1&user=a")
+	if s := open(t, srv.URL+"?list=L&ids=1&user=a"); s.resp.StatusCode != 429 {
+		t.Fatalf("third stream of one user: %d", s.resp.StatusCode)
+	}
+	open(t, srv.URL+"?list=L&ids=1&user=b")
+	if s := open(t, srv.URL+"?list=L&ids=1&user=c"); s.resp.StatusCode != 429 {
+		t.Fatalf("stream past the instance cap: %d", s.resp.StatusCode)
+	}
+	a1.resp.Body.Close()
+	deadline := time.Now().Add(2 * time.Second)
+	for h.Streams() != 2 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if s := open(t, srv.URL+"?list=L&ids=1&user=c"); s.resp.StatusCode != 200 {
+		t.Fatalf("stream after one closed: %d", s.resp.StatusCode)
 	}
 }
