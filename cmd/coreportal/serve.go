@@ -24,6 +24,7 @@ import (
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
+	"coreportal/internal/pages"
 	"coreportal/internal/release"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
@@ -49,6 +50,7 @@ type app struct {
 	access   access
 	lists    *lists.Service
 	surveys  *surveys.Service
+	pages    *pages.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
 
@@ -145,6 +147,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if err := a.buildSurveys(ctx); err != nil {
 		return nil, err
 	}
+	a.buildPages()
 	return a, nil
 }
 
@@ -176,6 +179,7 @@ func (a *app) routes() http.Handler {
 		users.NewHandler(a.users),
 		listsHTTP,
 		directory.NewHandler(a.directory),
+		a.pagesHandler(),
 	} {
 		r.Register(api)
 	}

@@ -19,7 +19,7 @@ func NewHandler(svc *Permissions) *Handler { return &Handler{svc: svc} }
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	op := web.Op(http.MethodGet, "/permissions", "listPermissions", "Explicit permission records of a resource", web.User, "permissions")
-	op.Description = "Only the records set on the resource itself (no inherited ones). Needs edit on the resource: 404 when the caller cannot see it, 403 when it can but lacks edit. " +
+	op.Description = "Only the records set on the resource itself (no inherited ones). Needs edit on the resource: 404 when it does not exist, 403 when the caller lacks edit on it. " +
 		"resourceId is a UUID, or for list_item / file a public number with listId / libraryId."
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/permissions", "upsertPermission", "Create or change a permission record", web.User, "permissions")
@@ -27,7 +27,7 @@ func (h *Handler) Register(api huma.API) {
 		"Non-administrators cannot grant a level above their own (403). An unknown principal answers 400 (details.field principalId)."
 	web.Register(api, op, h.upsert)
 	op = web.Op(http.MethodDelete, "/permissions/{id}", "deletePermission", "Delete a permission record", web.User, "permissions")
-	op.Description = "Needs edit on the record's resource (administrators for list, library, survey, list_item, file); 404 when the record does not exist or its resource is not visible."
+	op.Description = "Needs edit on the record's resource (administrators for list, library, survey, list_item, file); 404 when the record does not exist, 403 when the caller lacks the right on its resource."
 	web.Register(api, op, h.delete)
 	op = web.Op(http.MethodGet, "/permissions/check", "checkPermission", "Effective rights of the current user", web.User, "permissions")
 	op.Description = "Inheritance along the resource's chain and group memberships included; administrators get delete. Never 403: without access (or for an unknown resource) permissionLevel is null and every flag false."

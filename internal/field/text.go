@@ -39,6 +39,15 @@ var (
 	strip = bluemonday.StrictPolicy()
 )
 
+// SanitizeHTML applies the one HTML policy of the portal (html_text field
+// values, page content): bluemonday's user-generated-content policy, which
+// drops scripts, on* attributes, style and javascript: URLs and keeps
+// formatting, tables, links and images.
+func SanitizeHTML(s string) string { return ugc.Sanitize(s) }
+
+// PlainText strips every tag (search text of HTML content).
+func PlainText(s string) string { return strip.Sanitize(s) }
+
 func init() {
 	register(Text, textKind{})
 	register(MultilineText, textKind{})
@@ -61,7 +70,7 @@ func (k textKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ En
 		return nil, invalid(f, "value must have at most %d characters", MaxText)
 	}
 	if k.html {
-		s = ugc.Sanitize(s)
+		s = SanitizeHTML(s)
 	}
 	if f.Type == Text {
 		s = strings.TrimSpace(s)
@@ -84,7 +93,7 @@ func (textKind) Decode(_ *Def, raw any) any { return asString(raw) }
 func (k textKind) Search(_ *Def, v any) string {
 	s, _ := v.(string)
 	if k.html {
-		s = strip.Sanitize(s)
+		s = PlainText(s)
 	}
 	return s
 }
