@@ -120,7 +120,7 @@ data is null when no job waits. The answer carries what the runner needs to ask 
 installed release (unless a RELEASE file sets it), failed ends it with message as the error.` + note
 	op.Security = []map[string][]string{{"runnerToken": {}}}
 	web.Register(api, op, func(ctx context.Context, in *struct {
-		jobPath
+		ID   string `path:"id" doc:"update job id (uuid)"`
 		Body UpdateProgress
 	}) (*web.Out[*UpdateJob], error) {
 		return web.Reply(h.svc.Report(ctx, in.ID, in.Body))

@@ -119,7 +119,11 @@ func (r *Runner) call(ctx context.Context, method, path string, body, out any) e
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+		err := fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
+		if resp.StatusCode/100 == 4 {
+			err = errors.Join(errPermanent, err)
+		}
+		return err
 	}
 	if out == nil {
 		return nil
@@ -136,7 +140,7 @@ func (r *Runner) report(ctx context.Context, id, phase, msg string) {
 	deadline := time.Now().Add(r.cfg.HealthTimeout)
 	for {
 		err := r.call(ctx, http.MethodPatch, "/internal/upgrade-queue/"+id, UpdateProgress{Phase: phase, Message: msg}, nil)
-		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil || errors.Is(err, errPermanent) || time.Now().After(deadline) || ctx.Err() != nil {
 			if err != nil {
 				slog.Error("report update progress", "job", id, "phase", phase, "err", err)
 			}
