@@ -343,3 +343,54 @@ func TestHardSessionLiveStreams(t *testing.T) {
 		})
 	}, "CORE_LIVE_RECHECK_INTERVAL=300ms", "CORE_LIVE_MAX_STREAMS_PER_USER=2", "CORE_LIVE_MAX_STREAMS=3")
 }
+
+// TestHardSessionRecycleBinVisibility: #9 item 6.
+func TestHardSessionRecycleBinVisibility(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		f := newListFixture(t, s, "binvis")
+		editor, editorID := userWithID(t, s, "bineditor")
+		grant(t, s, "node", f.nodeID, "user", editorID, "delete")
+		f.create(t, f.admin, map[string]any{"title": "open item"})
+		f.create(t, f.admin, map[string]any{"title": "board minutes (isolated)"})
+		f.create(t, f.admin, map[string]any{"title": "another open item"})
+		f.isolate(t, 2, editorID) // item 2 has its own permissions without the editor
+		editor.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403)
+		for _, n := range []string{"1", "2", "3"} {
+			f.admin.Do(t, "DELETE", f.path("/items/"+n), nil).Expect(t, 200)
+		}
+		bin := "/nodes/" + f.nodeID + "/recycle-bin"
+		titles := func(c *kit.Client, query string) ([]string, float64, []map[string]any) {
+			r := c.Do(t, "GET", bin+query, nil).Expect(t, 200)
+			var es []map[string]any
+			r.Into(t, &es)
+			out := []string{}
+			for _, e := range es {
+				out = append(out, e["title"].(string))
+			}
+			return out, r.Meta["total"].(float64), es
+		}
+		all, total, adminEntries := titles(f.admin, "")
+		if total != 3 || len(all) != 3 {
+			t.Fatalf("administrator sees %v (total %v)", all, total)
+		}
+		seen, total, _ := titles(editor, "")
+		if total != 2 || len(seen) != 2 || strings.Contains(strings.Join(seen, "|"), "board minutes") {
+			t.Fatalf("editor sees %v (total %v)", seen, total)
+		}
+		page2, total, _ := titles(editor, "?page=2&limit=1")
+		if total != 2 || len(page2) != 1 || page2[0] == seen[0] {
+			t.Fatalf("editor page 2: %v (total %v)", page2, total)
+		}
+		var hidden string
+		for _, e := range adminEntries {
+			if strings.Contains(e["title"].(string), "board minutes") {
+				hidden = e["id"].(string)
+			}
+		}
+		editor.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 404, "NOT_FOUND")
+		editor.Do(t, "DELETE", bin+"/"+hidden, nil).Expect(t, 404, "NOT_FOUND")
+		f.admin.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 200)
+		f.admin.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 200)
+		editor.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403) // back with its own permissions
+	})
+}

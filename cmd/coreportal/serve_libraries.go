@@ -31,7 +31,7 @@ func (a *app) buildLibraries() {
 type libraryBin struct{ bin *recyclebin.Service }
 
 func (b libraryBin) Add(ctx context.Context, e libraries.BinEntry) (string, error) {
-	return b.bin.Add(ctx, recyclebin.Entry{NodeID: e.NodeID, Kind: e.Kind, Title: e.Title, DeletedBy: e.DeletedBy, ScopeID: e.ScopeID, Payload: e.Payload})
+	return b.bin.Add(ctx, recyclebin.Entry{NodeID: e.NodeID, Kind: e.Kind, Title: e.Title, DeletedBy: e.DeletedBy, ScopeID: e.ScopeID, Payload: e.Payload, ResourceID: e.ResourceID})
 }
 
 func (b libraryBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {

@@ -38,7 +38,7 @@ func (a *app) buildLists() error {
 type listBin struct{ bin *recyclebin.Service }
 
 func (b listBin) Add(ctx context.Context, e lists.BinEntry) (string, error) {
-	return b.bin.Add(ctx, recyclebin.Entry{NodeID: e.NodeID, Kind: e.Kind, Title: e.Title, DeletedBy: e.DeletedBy, ScopeID: e.ScopeID, Payload: e.Payload})
+	return b.bin.Add(ctx, recyclebin.Entry{NodeID: e.NodeID, Kind: e.Kind, Title: e.Title, DeletedBy: e.DeletedBy, ScopeID: e.ScopeID, Payload: e.Payload, ResourceID: e.ResourceID})
 }
 
 func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {

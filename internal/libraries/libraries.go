@@ -196,7 +196,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 			return err
 		}
 		payload, _ := json.Marshal(binLibrary{Library: l.out(l.fields)})
-		_, err := s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "library", Title: l.Title, DeletedBy: p.UserID, Payload: payload})
+		_, err := s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "library", Title: l.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: l.ID})
 		return err
 	})
 }

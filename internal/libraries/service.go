@@ -24,6 +24,9 @@ type BinEntry struct {
 	DeletedBy string
 	ScopeID   string
 	Payload   json.RawMessage
+	// ResourceID is the deleted resource (its access-control id); the bin
+	// lists the entry only to callers who can view it as it was.
+	ResourceID string
 }
 
 // Bin is the recycle bin as the service needs it (wired to internal/recyclebin).

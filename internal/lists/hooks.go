@@ -14,6 +14,9 @@ type BinEntry struct {
 	DeletedBy string
 	ScopeID   string // the list, for entries of kind list_item
 	Payload   json.RawMessage
+	// ResourceID is the deleted resource (its access-control id); the bin
+	// lists the entry only to callers who can view it as it was.
+	ResourceID string
 }
 
 // Bin is the recycle bin as the lists service uses it (adapted to internal/recyclebin by the wiring).

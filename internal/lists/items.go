@@ -335,7 +335,7 @@ func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema,
 	if s.bin != nil {
 		payload, _ := json.Marshal(binItem{ListID: sc.list.ID, Item: snap})
 		title := displayText(sc.field(sysTitle), it.Values[sc.field(sysTitle).ID])
-		if _, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, ScopeID: sc.list.ID, Payload: payload}); err != nil {
+		if _, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, ScopeID: sc.list.ID, Payload: payload, ResourceID: it.GUID}); err != nil {
 			return err
 		}
 	} else if err := s.forgetItem(ctx, sc, it.GUID); err != nil {

@@ -70,7 +70,7 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 			return err
 		}
 		payload, _ := json.Marshal(binList{List: sc.list.out(sc.fields), Views: views, Items: n, Stored: "kept in the list's item table until purge"})
-		_, err = s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list", Title: sc.list.Title, DeletedBy: p.UserID, Payload: payload})
+		_, err = s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list", Title: sc.list.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: sc.list.ID})
 		return err
 	})
 }

@@ -21,16 +21,17 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 func (h *Handler) Register(api huma.API) {
 	op := web.Op(http.MethodGet, "/nodes/{nodeId}/recycle-bin", "listRecycleBin", "Recycle-bin entries of a node", web.User, "recycle-bin")
 	op.Description = "Paged, newest first. Needs edit on the node (the bin shows titles of deleted content). " +
-		"Entries of items, files and folders are listed only when the caller also has view on the list, library or folder they were deleted from, while that container still exists " +
-		"(a container with its own permissions hides its deleted content from node editors who cannot view it); entries whose container is gone follow the node right alone. " +
+		"An entry is listed, and counted in meta.total, only when the caller could view the deleted content as it was: its own permissions included " +
+		"(an item, file or folder with its own permissions, a list, library or survey behind permissions the caller lacks is hidden from node editors who could not view it). " +
+		"Entries that do not name their content follow the list, library or folder they were deleted from while it exists, else the node right alone. Administrators see every entry. " +
 		"Entries older than the retention of service recycle-bin are purged on its schedule."
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/nodes/{nodeId}/recycle-bin/{entryId}/restore", "restoreRecycleBinEntry", "Restore an entry", web.User, "recycle-bin")
-	op.Description = "Needs delete on the node and, while the list, library or folder the entry was deleted from still exists, delete on it too " +
-		"(404 when the caller cannot view that container, 403 when the caller views it without delete). The content comes back where it was; the entry is removed. 409 when the content cannot come back (e.g. its slug was taken meanwhile)."
+	op.Description = "Needs delete on the node and delete on the deleted content as it was (its own permissions included; for older entries, on the list, library or folder it was deleted from while that exists) " +
+		"(404 when the caller could not view it, 403 when the caller views it without delete). The content comes back where it was; the entry is removed. 409 when the content cannot come back (e.g. its slug was taken meanwhile)."
 	web.Register(api, op, h.restore)
 	op = web.Op(http.MethodDelete, "/nodes/{nodeId}/recycle-bin/{entryId}", "purgeRecycleBinEntry", "Purge an entry for good", web.User, "recycle-bin")
-	op.Description = "Needs delete on the node and, while the list, library or folder the entry was deleted from still exists, delete on it too (404 when the caller cannot view that container, 403 when the caller views it without delete)."
+	op.Description = "Needs delete on the node and delete on the deleted content as it was (its own permissions included; for older entries, on the list, library or folder it was deleted from while that exists) (404 when the caller could not view it, 403 when the caller views it without delete)."
 	web.Register(api, op, h.purge)
 }
 

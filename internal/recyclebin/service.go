@@ -32,6 +32,11 @@ type Entry struct {
 	// ScopeID groups entries of one container (the list of deleted items, the
 	// library of deleted files) so that PurgeKindForScope can drop them together.
 	ScopeID string
+	// ResourceID is the deleted resource itself as the access engine knows it
+	// (item guid, file guid, list, library, page or survey id), still
+	// registered while the entry is in the bin. The bin shows the entry only
+	// to callers who can view that resource, its own isolation included.
+	ResourceID string
 }
 
 // KindFunc restores or purges one entry of a kind (called inside a transaction).
@@ -91,46 +96,89 @@ func (s *Service) Add(ctx context.Context, e Entry) (string, error) {
 	return e.ID, nil
 }
 
-// scopeLevel reports whether an entry's scope (the list, library or folder it
-// lived in; the node for a deleted list) is still a registered resource, and
-// p's level on it. A scope that is gone (a deleted list) is not registered.
-func (s *Service) scopeLevel(ctx context.Context, p *auth.Principal, scopeID string) (bool, acl.Level, error) {
-	ref := acl.Ref{Type: acl.List, ID: scopeID} // the engine looks resources up by id alone
-	ok, err := s.acl.Exists(ctx, ref)
-	if err != nil || !ok {
-		return false, acl.None, err
-	}
-	lvl, err := s.acl.Level(ctx, p, ref)
-	return true, lvl, err
+// viewer decides, for one caller, which entries of a bin it may see: the
+// deleted resource as it was (its own isolation included) when the entry
+// names one that is still registered; else the container it was deleted from
+// while that is registered; else the node right alone. Levels are asked once
+// per resource or container.
+type viewer struct {
+	s      *Service
+	p      *auth.Principal
+	levels map[string]acl.Level
+	known  map[string]bool
 }
 
-// List returns one page of a node's entries, newest first. Needs edit on the
-// node: the bin shows titles of content that ordinary readers no longer see.
-// An entry whose scope is still registered is listed only when p has view on
-// the scope, so that items and files behind an isolated list or library (or
-// on a list p cannot view) do not leak their titles; entries whose scope is
-// gone follow the node rule alone.
+func (s *Service) viewer(p *auth.Principal) *viewer {
+	return &viewer{s: s, p: p, levels: map[string]acl.Level{}, known: map[string]bool{}}
+}
+
+// level reports whether id is a registered resource and the caller's level on it.
+func (v *viewer) level(ctx context.Context, id string) (bool, acl.Level, error) {
+	if id == "" {
+		return false, acl.None, nil
+	}
+	if ok, seen := v.known[id]; seen {
+		return ok, v.levels[id], nil
+	}
+	ref := acl.Ref{Type: acl.List, ID: id} // the engine looks resources up by id alone
+	ok, err := v.s.acl.Exists(ctx, ref)
+	if err != nil {
+		return false, acl.None, err
+	}
+	lvl := acl.None
+	if ok {
+		if lvl, err = v.s.acl.Level(ctx, v.p, ref); err != nil {
+			return false, acl.None, err
+		}
+	}
+	v.known[id], v.levels[id] = ok, lvl
+	return ok, lvl, nil
+}
+
+// entryLevel is the caller's level on what decides an entry; registered is
+// false when neither the resource nor its container is registered any more.
+func (v *viewer) entryLevel(ctx context.Context, resourceID, scopeID string) (registered bool, lvl acl.Level, err error) {
+	if ok, lvl, err := v.level(ctx, resourceID); err != nil || ok {
+		return ok, lvl, err
+	}
+	return v.level(ctx, scopeID)
+}
+
+// List returns one page of a node's entries, newest first, and their total.
+// Needs edit on the node: the bin shows titles of content that ordinary
+// readers no longer see. An entry is listed (and counted) only when the
+// caller can view the deleted resource as it was, its own isolation included
+// (an item or file with its own permissions), or, for entries that do not
+// name their resource, the list, library or folder it was deleted from while
+// that exists; entries of neither follow the node rule alone.
 func (s *Service) List(ctx context.Context, p *auth.Principal, nodeID string, offset, limit int) ([]Entry, int, error) {
 	if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: nodeID}, acl.Edit); err != nil {
 		return nil, 0, err
 	}
-	var hidden []string
-	if !p.IsAdmin { // administrators have every right on every registered scope
-		scopes, err := s.st.scopes(ctx, nodeID)
+	if p.IsAdmin { // administrators view every registered resource
+		return s.st.list(ctx, nodeID, offset, limit)
+	}
+	refs, err := s.st.refs(ctx, nodeID)
+	if err != nil {
+		return nil, 0, err
+	}
+	v := s.viewer(p)
+	var visible []string
+	for _, r := range refs {
+		registered, lvl, err := v.entryLevel(ctx, r.resourceID, r.scopeID)
 		if err != nil {
 			return nil, 0, err
 		}
-		for _, sc := range scopes {
-			registered, lvl, err := s.scopeLevel(ctx, p, sc)
-			if err != nil {
-				return nil, 0, err
-			}
-			if registered && lvl < acl.View {
-				hidden = append(hidden, sc)
-			}
+		if !registered || lvl >= acl.View {
+			visible = append(visible, r.id)
 		}
 	}
-	return s.st.list(ctx, nodeID, hidden, offset, limit)
+	total := len(visible)
+	if offset >= total {
+		return []Entry{}, total, nil
+	}
+	es, err := s.st.byIDs(ctx, visible[offset:min(total, offset+limit)])
+	return es, total, err
 }
 
 // entryOf loads an entry for restore or purge: delete on the node and, while
@@ -150,7 +198,8 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 	if err != nil {
 		return Entry{}, kind{}, err
 	}
-	registered, lvl, err := s.scopeLevel(ctx, p, e.ScopeID)
+	v := s.viewer(p)
+	registered, lvl, err := v.entryLevel(ctx, e.ResourceID, e.ScopeID)
 	if err != nil {
 		return Entry{}, kind{}, err
 	}
@@ -158,7 +207,7 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
 	}
 	if registered && lvl < acl.Delete {
-		return Entry{}, kind{}, fault.Forbidden("delete right on the list, library or folder this entry was deleted from is required")
+		return Entry{}, kind{}, fault.Forbidden("delete right on the deleted content as it was (or the list, library or folder it was deleted from) is required")
 	}
 	h, ok := s.kind(e.Kind)
 	if !ok {

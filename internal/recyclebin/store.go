@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"coreportal/internal/store"
@@ -12,7 +11,7 @@ import (
 
 type binStore struct{ db *store.DB }
 
-const entryColumns = "id, node_id, kind, scope_id, title, deleted_by, deleted_at, payload"
+const entryColumns = "id, node_id, kind, scope_id, title, deleted_by, deleted_at, payload, resource_id"
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -20,7 +19,7 @@ func scanEntry(r scanner) (Entry, error) {
 	var e Entry
 	var by sql.NullString
 	var payload string
-	if err := r.Scan(&e.ID, &e.NodeID, &e.Kind, &e.ScopeID, &e.Title, &by, &e.DeletedAt, &payload); err != nil {
+	if err := r.Scan(&e.ID, &e.NodeID, &e.Kind, &e.ScopeID, &e.Title, &by, &e.DeletedAt, &payload, &e.ResourceID); err != nil {
 		return e, err
 	}
 	e.DeletedBy = by.String
@@ -34,8 +33,8 @@ func (s *binStore) insert(ctx context.Context, e Entry) error {
 	if e.DeletedBy != "" {
 		by = e.DeletedBy
 	}
-	_, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO recycle_bin ("+entryColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-		e.ID, e.NodeID, e.Kind, e.ScopeID, e.Title, by, e.DeletedAt, string(e.Payload))
+	_, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO recycle_bin ("+entryColumns+") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		e.ID, e.NodeID, e.Kind, e.ScopeID, e.Title, by, e.DeletedAt, string(e.Payload), e.ResourceID)
 	if err != nil {
 		return fmt.Errorf("add recycle-bin entry: %w", s.db.Translate(err))
 	}
@@ -74,41 +73,47 @@ func (s *binStore) many(ctx context.Context, q string, args ...any) ([]Entry, er
 	return out, rows.Err()
 }
 
-// list pages a node's entries, newest first, leaving out the entries whose
-// scope_id is in hidden.
-func (s *binStore) list(ctx context.Context, nodeID string, hidden []string, offset, limit int) ([]Entry, int, error) {
-	where := "node_id = ?"
-	args := []any{nodeID}
-	if len(hidden) > 0 {
-		where += " AND scope_id NOT IN (?" + strings.Repeat(", ?", len(hidden)-1) + ")"
-		for _, h := range hidden {
-			args = append(args, h)
-		}
-	}
+// list pages a node's entries, newest first.
+func (s *binStore) list(ctx context.Context, nodeID string, offset, limit int) ([]Entry, int, error) {
 	var total int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM recycle_bin WHERE "+where, args...).Scan(&total); err != nil {
+	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM recycle_bin WHERE node_id = ?", nodeID).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count recycle-bin entries: %w", err)
 	}
-	es, err := s.many(ctx, where+" ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?", append(args, limit, offset)...)
+	es, err := s.many(ctx, "node_id = ? ORDER BY deleted_at DESC, id LIMIT ? OFFSET ?", nodeID, limit, offset)
 	return es, total, err
 }
 
-// scopes returns the distinct scope ids of a node's entries.
-func (s *binStore) scopes(ctx context.Context, nodeID string) ([]string, error) {
-	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT DISTINCT scope_id FROM recycle_bin WHERE node_id = ?", nodeID)
+// ref is what deciding an entry's visibility needs.
+type ref struct{ id, scopeID, resourceID string }
+
+// refs returns every entry of a node, newest first, without titles or payloads.
+func (s *binStore) refs(ctx context.Context, nodeID string) ([]ref, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, scope_id, resource_id FROM recycle_bin WHERE node_id = ? ORDER BY deleted_at DESC, id", nodeID)
 	if err != nil {
-		return nil, fmt.Errorf("scopes of recycle-bin entries: %w", err)
+		return nil, fmt.Errorf("list recycle-bin entries: %w", err)
 	}
 	defer rows.Close()
-	var out []string
+	var out []ref
 	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("scopes of recycle-bin entries: %w", err)
+		var r ref
+		if err := rows.Scan(&r.id, &r.scopeID, &r.resourceID); err != nil {
+			return nil, fmt.Errorf("list recycle-bin entries: %w", err)
 		}
-		out = append(out, id)
+		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// byIDs loads the given entries, newest first.
+func (s *binStore) byIDs(ctx context.Context, ids []string) ([]Entry, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return s.many(ctx, "id IN ("+store.Placeholders(len(ids))+") ORDER BY deleted_at DESC, id", args...)
 }
 
 // olderThan pages through entries deleted before `before`, in (deleted_at, id)

@@ -226,7 +226,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 			return err
 		}
 		payload, _ := json.Marshal(binPayload{SurveyID: sv.ID, Slug: sv.Slug})
-		_, err := s.Bin.Add(ctx, recyclebin.Entry{NodeID: sv.NodeID, Kind: binKind, Title: sv.Title, DeletedBy: p.UserID, Payload: payload})
+		_, err := s.Bin.Add(ctx, recyclebin.Entry{NodeID: sv.NodeID, Kind: binKind, Title: sv.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: sv.ID})
 		return err
 	})
 }
