@@ -49,9 +49,21 @@ func testBigSync(t *testing.T, s *kit.Server, admin *kit.Client) {
 		u12["manager_user_id"] != u1["id"] || u12["has_avatar"] != true {
 		t.Fatalf("user0012 %v", u12)
 	}
+	schema := map[string]string{}
+	for _, a := range u12["attribute_schema"].([]any) {
+		m := a.(map[string]any)
+		schema[m["key"].(string)] = m["ldapAttr"].(string)
+	}
+	if schema["login"] != "uid" || schema["thumbnailPhoto"] != "jpegPhoto" || schema["department"] != "departmentNumber" || schema["room"] != "roomNumber" {
+		t.Fatalf("attribute_schema %v", u12["attribute_schema"])
+	}
 	viewer, _ := s.CreateUser(t, "orgviewer", false)
-	p := viewer.Do(t, "GET", "/users/"+u12["id"].(string)+"/profile", nil).Expect(t, 200).Map(t)
+	pr := viewer.Do(t, "GET", "/users/"+u12["id"].(string)+"/profile", nil).Expect(t, 200)
+	p := pr.Map(t)
 	card, _ := p["card_fields"].(map[string]any)
+	if !bytes.Contains(pr.Raw, []byte(`"card_fields":{"title":"Engineer 5","department":"Dept 2","email":"user0012@example.org","telephoneNumber":"+1 555 0012"}`)) {
+		t.Fatalf("card_fields not in personCardVisibleFields order: %s", pr.Raw)
+	}
 	if len(card) != 4 || card["title"] != "Engineer 5" || card["department"] != "Dept 2" || card["email"] != "user0012@example.org" ||
 		card["telephoneNumber"] != "+1 555 0012" || p["has_avatar"] != true || p["manager_user_id"] != u1["id"] {
 		t.Fatalf("profile %v", p)

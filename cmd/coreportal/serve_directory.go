@@ -38,6 +38,7 @@ func (a *app) buildDirectory(ctx context.Context) error {
 	})
 	a.auth.SetDomainLogin(d.Login)
 	a.users.SetCardFields(d.CardFields)
+	a.users.SetAttributeSchema(d.AttributeSchema)
 	a.users.SetAvatarSource(func(ctx context.Context, userID string) (io.ReadCloser, error) {
 		rc, err := a.blobs.Get(ctx, "avatars/"+userID)
 		if errors.Is(err, blob.ErrNotFound) {

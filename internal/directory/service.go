@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
@@ -29,6 +30,28 @@ type Service struct {
 	blobs    blob.Store
 	syncing  sync.Mutex
 	now      func() time.Time
+	// cached is the config for the hot read paths (profiles, cards): at most
+	// cacheTTL old on other instances, dropped at once by a local change.
+	cached atomic.Pointer[cachedConfig]
+}
+
+type cachedConfig struct {
+	c  Config
+	at time.Time
+}
+
+const cacheTTL = 5 * time.Second
+
+// recent returns the config from a short-lived cache.
+func (s *Service) recent(ctx context.Context) (Config, error) {
+	if p := s.cached.Load(); p != nil && s.now().Sub(p.at) < cacheTTL {
+		return p.c, nil
+	}
+	c, err := s.config(ctx)
+	if err == nil && !store.InTransaction(ctx) {
+		s.cached.Store(&cachedConfig{c: c, at: s.now()})
+	}
+	return c, err
 }
 
 // New builds the directory service.
@@ -65,6 +88,9 @@ func (s *Service) update(ctx context.Context, fn func(Config) (Config, error)) (
 		out = next
 		return next, err
 	})
+	if err == nil {
+		store.AfterCommit(ctx, func() { s.cached.Store(nil) })
+	}
 	return out, err
 }
 
@@ -76,11 +102,28 @@ func (s *Service) Configured(ctx context.Context) bool {
 
 // CardFields is the personCardVisibleFields setting (for profiles).
 func (s *Service) CardFields(ctx context.Context) []string {
-	c, err := s.config(ctx)
+	c, err := s.recent(ctx)
 	if err != nil {
 		return users.DefaultCardFields
 	}
 	return c.cardFields()
+}
+
+// AttributeSchema is the effective sync field schema (attribute_schema of a
+// user's full card): the core columns, the synchronised catalog keys with
+// their effective LDAP attributes, and the custom attributes.
+func (s *Service) AttributeSchema(ctx context.Context) []users.Attribute {
+	c, _ := s.recent(ctx)
+	var out []users.Attribute
+	for _, it := range c.catalog() {
+		if it.IsCoreColumn || c.syncs(it.Key) {
+			out = append(out, users.Attribute{Key: it.Key, LDAPAttr: it.LDAPAttr, Label: it.Label, IsCoreColumn: it.IsCoreColumn, IsBuiltin: true})
+		}
+	}
+	for _, ca := range c.CustomUserAttributes {
+		out = append(out, users.Attribute{Key: ca.Key, LDAPAttr: ca.LDAPAttr, Label: ca.Label})
+	}
+	return out
 }
 
 // Connection returns the connection settings.

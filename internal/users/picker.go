@@ -23,15 +23,19 @@ func (s *Service) SetAvatarSource(fn AvatarSource) { s.avatars = fn }
 // SetCardFields plugs in the personCardVisibleFields setting of the directory.
 func (s *Service) SetCardFields(fn func(ctx context.Context) []string) { s.cardFields = fn }
 
+// SetAttributeSchema plugs in the effective sync field schema of the
+// directory (attribute_schema of the full card); it must be cheap.
+func (s *Service) SetAttributeSchema(fn func(ctx context.Context) []Attribute) { s.attrSchema = fn }
+
 // UserProfile is the public profile of SPEC.md (GET /users/{id}/profile).
 type UserProfile struct {
-	ID            string            `json:"id" format:"uuid"`
-	Login         string            `json:"login"`
-	DisplayName   string            `json:"display_name"`
-	Email         string            `json:"email"`
-	CardFields    map[string]string `json:"card_fields" doc:"directory fields chosen by personCardVisibleFields (display name, manager and photo excluded), only those with a value"`
-	HasAvatar     bool              `json:"has_avatar"`
-	ManagerUserID *string           `json:"manager_user_id" format:"uuid"`
+	ID            string     `json:"id" format:"uuid"`
+	Login         string     `json:"login"`
+	DisplayName   string     `json:"display_name"`
+	Email         string     `json:"email"`
+	CardFields    CardFields `json:"card_fields"`
+	HasAvatar     bool       `json:"has_avatar"`
+	ManagerUserID *string    `json:"manager_user_id" format:"uuid"`
 }
 
 // UserOrgNode is a UserOrgNode of SPEC.md.
@@ -65,18 +69,18 @@ func (s *Service) Profile(ctx context.Context, id string) (UserProfile, error) {
 	if s.cardFields != nil {
 		fields = s.cardFields(ctx)
 	}
-	card := map[string]string{}
+	card := CardFields{}
 	for _, k := range fields {
 		switch k {
 		case "displayName", "manager", "thumbnailPhoto", "login":
 			continue
 		case "email":
 			if u.Email != "" {
-				card[k] = u.Email
+				card = append(card, CardField{k, u.Email})
 			}
 		default:
 			if v := u.DirectoryAttrs[k]; v != "" {
-				card[k] = v
+				card = append(card, CardField{k, v})
 			}
 		}
 	}

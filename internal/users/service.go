@@ -42,6 +42,7 @@ type Service struct {
 	// avatars and cardFields are plugged in by the directory capability.
 	avatars    AvatarSource
 	cardFields func(ctx context.Context) []string
+	attrSchema func(ctx context.Context) []Attribute
 }
 
 type cached struct {
@@ -154,7 +155,11 @@ func (s *Service) Card(ctx context.Context, id string) (Card, error) {
 	if err != nil {
 		return Card{}, err
 	}
-	return u.card(), nil
+	c := u.card()
+	if s.attrSchema != nil {
+		c.AttributeSchema = s.attrSchema(ctx)
+	}
+	return c, nil
 }
 
 // NewUser is the input of Create.
