@@ -69,7 +69,7 @@ func (h *Handler) Register(api huma.API) {
 			"other shapes and missing required answers are 400 VALIDATION_ERROR with details.field=answers.<questionId> and details.questionId. "+
 			"null, \"\" and [] mean no answer. One response per user: a second one is 409 CONFLICT (also when two arrive at once). "+
 			"Anonymous surveys store no user id and no name with the response and only the day it arrived; one response per user is enforced with a "+
-			"separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what."), h.submit)
+			"separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }."), h.submit)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/stats", "surveyStats", "Survey statistics",
 		"Edit on the survey."+rightsNote+" Per question: answered (responses answering it); single/multiple: every option with count and share "+
 			"(count / answered); number: min, max, mean, median; date: earliest and latest date; user/users: the 10 most chosen users. "+

@@ -39,6 +39,22 @@ func (st *Store) insertRespondent(ctx context.Context, surveyID, key string) err
 	return nil
 }
 
+// insertRespondents records many respondent marks (SeedResponses).
+func (st *Store) insertRespondents(ctx context.Context, surveyID string, keys []string) error {
+	const chunk = 500
+	for i := 0; i < len(keys); i += chunk {
+		part := keys[i:min(i+chunk, len(keys))]
+		args := make([]any, 0, 2*len(part))
+		for _, k := range part {
+			args = append(args, surveyID, k)
+		}
+		if _, err := st.db.W(ctx).ExecContext(ctx, `INSERT INTO survey_respondents (survey_id, key) VALUES `+tuples(len(part), 2), args...); err != nil {
+			return fmt.Errorf("record respondents: %w", st.db.Translate(err))
+		}
+	}
+	return nil
+}
+
 // claimSeqs counts n new answers of an open survey whose definition is still
 // version defVersion and returns the first new response number; ok is false
 // when the survey is not open (any more) or its definition changed.
