@@ -110,8 +110,11 @@ func (s *Store) children(ctx context.Context, l listing) ([]*File, int, error) {
 	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM library_files WHERE "+where, args...).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("count files: %w", err)
 	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fileColumns+" FROM library_files WHERE "+where+" ORDER BY "+order+
-		" LIMIT ? OFFSET ?", append(args, l.limit, l.offset)...)
+	// the page's numbers come from the sort index alone (it covers them); only
+	// the 50 rows of the page are then read from the table
+	q := "SELECT " + fileColumns + " FROM library_files WHERE library_id = ? AND number IN (SELECT number FROM library_files WHERE " +
+		where + " ORDER BY " + order + " LIMIT ? OFFSET ?) ORDER BY " + order
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q, append(append([]any{l.libraryID}, args...), l.limit, l.offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("list files: %w", err)
 	}
