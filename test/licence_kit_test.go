@@ -286,4 +286,6 @@ func serverVersion(t *testing.T, c *kit.Client) string {
 	return ""
 }
 
-func ed25519Key() (ed25519.PublicKey, ed25519.PrivateKey, error) { return ed25519.GenerateKey(rand.Reader) }
+func ed25519Key() (ed25519.PublicKey, ed25519.PrivateKey, error) {
+	return ed25519.GenerateKey(rand.Reader)
+}

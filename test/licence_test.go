@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,13 +22,24 @@ import (
 // on /internal while it is unset, and the blocked update reasons.
 func TestLicenceActivation(t *testing.T) {
 	vendor := newVendor(t)
+	office := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "GET" && r.URL.Path == "/healthcheck":
+			_, _ = w.Write([]byte("true"))
+		case r.Method == "POST" && r.URL.Path == "/coauthoring/CommandService.ashx":
+			_, _ = w.Write([]byte(`{"error":0,"version":"8.2.1"}`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer office.Close()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			releaseFile := filepath.Join(t.TempDir(), "RELEASE")
 			if err := os.WriteFile(releaseFile, []byte("\n1.2.3\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s := kit.Start(t, b, append(vendorKeyEnv(), "CORE_RELEASE_FILE="+releaseFile, "CORE_VENDOR_URL="+vendor.URL)...)
+			s := kit.Start(t, b, append(vendorKeyEnv(), "CORE_RELEASE_FILE="+releaseFile, "CORE_VENDOR_URL="+vendor.URL, "CORE_OFFICE_URL="+office.URL)...)
 			admin := s.Admin(t)
 			user, _ := s.CreateUser(t, "lina", false)
 			s.Anon().Do(t, "GET", "/admin/license", nil).Expect(t, 401, "UNAUTHORIZED")
@@ -150,11 +162,12 @@ func TestLicenceActivation(t *testing.T) {
 				admin.Send(t, req).Expect(t, 401, "UNAUTHORIZED")
 			}
 
-			// office editor not configured
+			// the Office editor: health check and version of the document server
 			off := admin.Do(t, "GET", "/admin/office/status", nil).Expect(t, 200).Map(t)
-			if off["configured"] != false || off["reachable"] != false {
+			if off["configured"] != true || off["reachable"] != true || off["version"] != "8.2.1" || off["url"] != office.URL {
 				t.Fatalf("office %v", off)
 			}
+			user.Do(t, "GET", "/admin/office/status", nil).Expect(t, 403, "FORBIDDEN")
 		})
 	}
 }
@@ -189,7 +202,7 @@ func TestLicenceReadOnlyRecovery(t *testing.T) {
 			if chk["licenseOk"] != false || chk["upgradeBlockedReason"] != "license_invalid" {
 				t.Fatalf("check %v", chk)
 			}
-			if r := admin.Do(t, "POST", "/admin/update/start", nil).Expect(t, 423, "LICENSE_READ_ONLY"); r.Status != 423 {
+			if r := admin.Do(t, "POST", "/admin/update/start", nil).Expect(t, 409, "UPDATE_BLOCKED"); r.Error.Details["reason"] != "license_invalid" {
 				t.Fatal(r.Raw)
 			}
 			admin.Do(t, "POST", "/admin/license/activate", map[string]any{"licenseKey": signLicence(t, "*", -2, nil)}).Expect(t, 400, "VALIDATION_ERROR")
@@ -226,5 +239,36 @@ func waitLog(t *testing.T, s *kit.Server, text string) {
 			t.Fatalf("log line %q missing:\n%s", text, s.Logs())
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestLicenceCluster: two instances share the database and a Redis bus; a
+// licence activated on one makes the other writable at once.
+func TestLicenceCluster(t *testing.T) {
+	bus := "CORE_BUS_URL=" + redisURL(t)
+	for _, b := range kit.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			dbURL, dir := b.DatabaseURL(t), t.TempDir()
+			migrateOnly(t, dbURL, dir)
+			setSetting(t, dbURL, dir, "first_start_at", time.Now().Add(-31*24*time.Hour).UTC().Format(time.RFC3339))
+			env := append(vendorKeyEnv(), bus)
+			a := kit.StartWith(t, dbURL, dir, "serve", env...)
+			other := kit.StartWith(t, dbURL, dir, "serve", env...)
+			adminA, adminB := a.Admin(t), other.Admin(t)
+			adminB.Do(t, "POST", "/nodes", map[string]any{"slug": "one", "title": "One"}).Expect(t, 423, "LICENSE_READ_ONLY")
+			binding := adminA.Do(t, "GET", "/admin/license", nil).Expect(t, 200).Map(t)["installBinding"].(string)
+			adminA.Do(t, "POST", "/admin/license/activate", map[string]any{"licenseKey": signLicence(t, binding, 10, nil)}).Expect(t, 200)
+			deadline := time.Now().Add(3 * time.Second) // well before the 10 s reload
+			for {
+				r := adminB.Do(t, "POST", "/nodes", map[string]any{"slug": "one", "title": "One"})
+				if r.Status == 201 {
+					break
+				}
+				if r.Status != 423 || time.Now().After(deadline) {
+					t.Fatalf("instance B after activation on A: %d %s", r.Status, r.Raw)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }

@@ -50,7 +50,7 @@ var recoveryWrites = []*regexp.Regexp{
 	regexp.MustCompile(`^/auth/`),                             // sign in and out, change one's password
 	regexp.MustCompile(`^/admin/license(/|$)`),                // activate a licence key
 	regexp.MustCompile(`^/internal/`),                         // the update runner (guarded by its token)
-	regexp.MustCompile(`^/admin/update/check$`),               // see whether a release is out
+	regexp.MustCompile(`^/admin/update/(check|start)$`),       // see whether a release is out; start then answers 409 UPDATE_BLOCKED (license_invalid)
 	regexp.MustCompile(`^/admin/users/[^/]+/reset-password$`), // let a locked-out administrator back in
 }
 

@@ -37,8 +37,8 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 			Components: &huma.Components{
 				Schemas: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer),
 				SecuritySchemes: map[string]*huma.SecurityScheme{
-					"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
-					"cookie": {Type: "apiKey", In: "cookie", Name: "core_token"},
+					"bearer":      {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
+					"cookie":      {Type: "apiKey", In: "cookie", Name: "core_token"},
 					"runnerToken": {Type: "apiKey", In: "header", Name: "X-Core-Update-Token"},
 				},
 			},
