@@ -58,14 +58,33 @@ func TestBlobS3Attachments(t *testing.T) {
 			t.Fatalf("ready %v", ready)
 		}
 
+		// library files and their versions go to the bucket too; ranges are
+		// read with ranged GETs
+		lib := newLibFixture(t, s, "s3lib")
+		v1 := bytes.Repeat([]byte("0123456789"), 30_000)
+		file := lib.put(t, a, "", "data.bin", v1, 201)
+		v2 := append([]byte("second version "), v1...)
+		lib.put(t, a, "", "data.bin", v2, 200) // a new version
+		if got := len(srv.Keys(t)); got != before+3 {
+			t.Fatalf("bucket after two versions: %d keys, want %d", got, before+3)
+		}
+		resp, body := lib.get(t, a, num(file), map[string]string{"Range": "bytes=7-16"})
+		if resp.StatusCode != 206 || string(body) != string(v2[7:17]) {
+			t.Fatalf("range: %d %q", resp.StatusCode, body)
+		}
+		resp, body = lib.get(t, a, num(file), nil)
+		if resp.StatusCode != 200 || !bytes.Equal(body, v2) {
+			t.Fatalf("file download: %d, %d bytes", resp.StatusCode, len(body))
+		}
+
 		// delete removes the object
 		a.Do(t, "DELETE", f.path("/items/1/attachments/"+id), nil).Expect(t, 200)
 		a.Do(t, "GET", "/attachments/"+id+"/download", nil).Expect(t, 404, "NOT_FOUND")
 		deadline := time.Now().Add(5 * time.Second)
-		for len(srv.Keys(t)) != before && time.Now().Before(deadline) {
+		for len(srv.Keys(t)) != before+2 && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if got := srv.Keys(t); len(got) != before {
+		if got := srv.Keys(t); len(got) != before+2 {
 			t.Fatalf("deleted attachment left objects: %v", got)
 		}
 	}, env...)
