@@ -124,6 +124,21 @@ func TestDirectoryChanges(t *testing.T) {
 				t.Fatalf("override false %+v", r)
 			}
 
+			// a user outside the sync selection is deactivated by the sync, cannot sign in
+			// (sign-in never brings such a user back) and is reactivated by the sync that sees it again
+			narrow := openLDAPSync(map[string]any{"cronDeactivateMissing": true, "removeMissingGroups": true, "syncFilter": "(&(objectClass=inetOrgPerson)(!(uid=user0011)))"})
+			admin.Do(t, "PUT", "/admin/settings/ldap-sync", narrow).Expect(t, 200)
+			if r = resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Users.Deactivated != 1 {
+				t.Fatalf("narrowed selection %+v", r)
+			}
+			u11 := map[string]any{"login": "user0011", "password": slapdtest.Password("user0011"), "authType": "domain"}
+			s.Anon().Do(t, "POST", "/auth/login", u11).Expect(t, 401, "UNAUTHORIZED")
+			admin.Do(t, "PUT", "/admin/settings/ldap-sync", openLDAPSync(map[string]any{"cronDeactivateMissing": true, "removeMissingGroups": true})).Expect(t, 200)
+			if r = resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Users.Reactivated != 1 || r.Users.Deactivated != 0 {
+				t.Fatalf("selection restored %+v", r)
+			}
+			s.Anon().Do(t, "POST", "/auth/login", u11).Expect(t, 200)
+
 			// a user who signs in before any sync is created by the sign-in
 			add = ldap.NewAddRequest("uid=newbie,ou=people,"+slapdtest.Suffix, nil)
 			for k, v := range map[string][]string{"objectClass": {"inetOrgPerson"}, "uid": {"newbie"}, "cn": {"New Bie"}, "sn": {"Bie"},

@@ -2,6 +2,8 @@ package test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"regexp"
@@ -71,6 +73,19 @@ func testBigSync(t *testing.T, s *kit.Server, admin *kit.Client) {
 	status, ct, body := avatar(t, viewer, u12["id"].(string))
 	if status != 200 || ct != "image/jpeg" || !bytes.Equal(body, slapdtest.Photo("user0012")) {
 		t.Fatalf("avatar %d %s %q", status, ct, body)
+	}
+	sum := sha256.Sum256(body)
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	req, _ := http.NewRequest("GET", s.URL+"/api/v1/users/"+u12["id"].(string)+"/avatar", nil)
+	req.Header.Set("Authorization", "Bearer "+viewer.Token)
+	req.Header.Set("If-None-Match", etag)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 304 || resp.Header.Get("ETag") != etag || resp.Header.Get("Cache-Control") == "" {
+		t.Fatalf("conditional avatar: %d %v", resp.StatusCode, resp.Header)
 	}
 	if status, _, _ := avatar(t, viewer, u1["id"].(string)); status != 404 {
 		t.Fatalf("avatar of a user without photo: %d", status)

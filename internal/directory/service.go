@@ -343,6 +343,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (auth.Accou
 	if p.Disabled {
 		return auth.Account{}, errBadCredentials
 	}
+	p.KeepInactive = true
 	u, _, err := s.users.ApplyDirectoryEntry(ctx, p.DirectoryEntry)
 	if err != nil {
 		if fault.Is(err, fault.CodeConflict) || fault.Is(err, fault.CodeValidation) {

@@ -23,6 +23,9 @@ type DirectoryEntry struct {
 	Attrs       map[string]string
 	// Disabled: the account is disabled in the directory (AD userAccountControl).
 	Disabled bool
+	// KeepInactive: do not reactivate a user the sync deactivated (sign-in:
+	// only the sync, which knows the selection, brings users back).
+	KeepInactive bool
 }
 
 // DirectoryOutcome says what ApplyDirectoryEntry did.
@@ -90,7 +93,7 @@ func (s *Service) ApplyDirectoryEntry(ctx context.Context, e DirectoryEntry) (*U
 		switch {
 		case e.Disabled && u.IsActive:
 			next.IsActive, next.DirectoryDeactivated = false, true
-		case !e.Disabled && !u.IsActive && u.DirectoryDeactivated:
+		case !e.Disabled && !e.KeepInactive && !u.IsActive && u.DirectoryDeactivated:
 			next.IsActive, next.DirectoryDeactivated = true, false
 			outcome = DirectoryReactivated
 		}

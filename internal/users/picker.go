@@ -92,27 +92,38 @@ func (s *Service) Profile(ctx context.Context, id string) (UserProfile, error) {
 	return p, nil
 }
 
-// Avatar opens a user's photo; 404 when the user has none (or no avatar store is configured).
-func (s *Service) Avatar(ctx context.Context, id string) (io.ReadCloser, string, error) {
+// AvatarFile is an open photo with its content type and hash (the ETag).
+type AvatarFile struct {
+	io.ReadCloser
+	ContentType string
+	Hash        string
+}
+
+// Avatar opens a user's photo; 404 when the user has none (or no avatar
+// store is configured). With open=false only the type and hash are read
+// (a conditional request that the caller answers with 304).
+func (s *Service) Avatar(ctx context.Context, id string, open func(hash string) bool) (*AvatarFile, error) {
 	u, err := s.visibleUser(ctx, id)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if u.AvatarHash == "" || s.avatars == nil {
-		return nil, "", fault.NotFound("avatar")
+		return nil, fault.NotFound("avatar")
 	}
-	rc, err := s.avatars(ctx, u.ID)
-	if err != nil {
+	f := &AvatarFile{ContentType: u.AvatarContentType, Hash: u.AvatarHash}
+	if f.ContentType == "" {
+		f.ContentType = "image/jpeg"
+	}
+	if !open(u.AvatarHash) {
+		return f, nil
+	}
+	if f.ReadCloser, err = s.avatars(ctx, u.ID); err != nil {
 		if fault.Is(err, fault.CodeNotFound) {
-			return nil, "", fault.NotFound("avatar")
+			return nil, fault.NotFound("avatar")
 		}
-		return nil, "", err
+		return nil, err
 	}
-	ct := u.AvatarContentType
-	if ct == "" {
-		ct = "image/jpeg"
-	}
-	return rc, ct, nil
+	return f, nil
 }
 
 func (s *Service) orgNode(ctx context.Context, u *User) (UserOrgNode, error) {

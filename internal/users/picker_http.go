@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -25,7 +26,7 @@ func (h *PickerHandler) Register(api huma.API) {
 	op.Description = "Any signed-in user. card_fields holds the directory fields chosen by personCardVisibleFields (default department, title, telephoneNumber, mobile, email) that have a value."
 	web.Register(api, op, h.profile)
 	op = web.Op(http.MethodGet, "/users/{id}/avatar", "getUserAvatar", "Photo of a user", web.User, "users")
-	op.Description = "The stored photo (image/jpeg unless the directory gave another type); 404 NOT_FOUND when the user has none."
+	op.Description = "The stored photo (image/jpeg unless the directory gave another type); 404 NOT_FOUND when the user has none. Cache-Control: private, max-age=300; the ETag is the photo's SHA-256, and If-None-Match with it answers 304 without the body."
 	web.Register(api, op, h.avatar)
 	op = web.Op(http.MethodGet, "/users/{id}/org-chain", "getUserOrgChain", "Managers from the top down to the user", web.User, "users")
 	op.Description = "chain[] starts at the topmost manager and ends with the user; a user without a manager gives a chain of one."
@@ -55,23 +56,49 @@ func (h *PickerHandler) profile(ctx context.Context, in *pickerIDPath) (*web.Out
 	return web.Reply(h.svc.Profile(ctx, in.ID))
 }
 
+type pickerAvatarIn struct {
+	ID          string `path:"id" format:"uuid" doc:"user id"`
+	IfNoneMatch string `header:"If-None-Match" doc:"the ETag of a copy the client holds: 304 when the photo is unchanged"`
+}
+
 type pickerAvatarOut struct {
+	Status       int
 	ContentType  string `header:"Content-Type"`
 	CacheControl string `header:"Cache-Control"`
+	ETag         string `header:"ETag"`
 	Body         []byte
 }
 
-func (h *PickerHandler) avatar(ctx context.Context, in *pickerIDPath) (*pickerAvatarOut, error) {
-	rc, ct, err := h.svc.Avatar(ctx, in.ID)
+func (h *PickerHandler) avatar(ctx context.Context, in *pickerAvatarIn) (*pickerAvatarOut, error) {
+	notModified := false
+	f, err := h.svc.Avatar(ctx, in.ID, func(hash string) bool {
+		notModified = etagMatches(in.IfNoneMatch, `"`+hash+`"`)
+		return !notModified
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 10<<20))
-	if err != nil {
+	out := &pickerAvatarOut{Status: http.StatusOK, ContentType: f.ContentType, CacheControl: "private, max-age=300", ETag: `"` + f.Hash + `"`}
+	if notModified {
+		out.Status, out.ContentType = http.StatusNotModified, ""
+		return out, nil
+	}
+	defer f.Close()
+	if out.Body, err = io.ReadAll(io.LimitReader(f, 10<<20)); err != nil {
 		return nil, err
 	}
-	return &pickerAvatarOut{ContentType: ct, CacheControl: "private, max-age=300", Body: b}, nil
+	return out, nil
+}
+
+// etagMatches reports whether an If-None-Match list names etag (or is *).
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 type pickerChainOut struct {
