@@ -225,6 +225,15 @@ func (s *Service) Key() string {
 	return ""
 }
 
+// Entitlements is what the modules capability needs of the licence: whether
+// a paid module (key such as vendor.helpdesk) may be installed and used.
+// *Service implements it; patterns follow Entitles.
+type Entitlements interface {
+	Entitled(moduleKey string) bool
+}
+
+var _ Entitlements = (*Service)(nil)
+
 // Entitled reports whether a paid module may be used: every module during a
 // valid trial, the key's module patterns while licensed, none otherwise.
 func (s *Service) Entitled(moduleKey string) bool {

@@ -84,7 +84,7 @@ service restarts.`
 
 	web.Register(api, web.Op(http.MethodGet, "/admin/update/jobs/{id}", "getUpdateJob", "One update job", web.Admin, tag),
 		func(ctx context.Context, in *jobPath) (*web.Out[*UpdateJob], error) {
-			return web.Reply(h.svc.UpdateJob(ctx, in.ID))
+			return web.Reply(h.svc.JobByID(ctx, in.ID))
 		})
 
 	web.Register(api, web.Op(http.MethodGet, "/admin/office/status", "getOfficeStatus", "Office editor status and version", web.Admin, tag),

@@ -59,7 +59,7 @@ func (s *Service) Claim(ctx context.Context) (*UpdateWork, error) {
 // forward; done ends it as succeeded (and records the new installed release),
 // failed as failed.
 func (s *Service) Report(ctx context.Context, id string, p UpdateProgress) (*UpdateJob, error) {
-	j, err := s.UpdateJob(ctx, id)
+	j, err := s.JobByID(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -288,7 +288,7 @@ func blocked(reason, msg string) error {
 }
 
 // Job returns one update job.
-func (s *Service) UpdateJob(ctx context.Context, id string) (*UpdateJob, error) {
+func (s *Service) JobByID(ctx context.Context, id string) (*UpdateJob, error) {
 	id, ok := store.CanonicalUUID(id)
 	if !ok {
 		return nil, fault.Validation("id", "id must be a UUID (8-4-4-4-12 hex digits)")
