@@ -51,13 +51,24 @@ func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string
 	if err != nil {
 		return nil, web.PageMeta{}, err
 	}
-	ls := listing{libraryID: l.ID, parentNo: parentNo, deny: deny, order: order, offset: q.Page.Offset(), limit: q.Page.Limit}
+	ls := listing{libraryID: l.ID, parentNo: parentNo, deny: deny, order: order, offset: q.Page.Offset(), limit: q.Page.Limit, total: -1}
 	if lvl < acl.View {
 		ls.deny, ls.allow = nil, allow
+	}
+	open := ls.allow == nil && len(ls.deny) == 0 // the total is the same for every such caller
+	var gen uint64
+	if open {
+		var ok bool
+		if ls.total, ok, gen = s.counts.get(l.ID, parentNo); !ok {
+			ls.total = -1
+		}
 	}
 	files, total, err := s.st.children(ctx, ls)
 	if err != nil {
 		return nil, web.PageMeta{}, err
+	}
+	if open && ls.total < 0 {
+		s.counts.put(l.ID, parentNo, total, gen)
 	}
 	out := make([]FileOut, 0, len(files))
 	for _, f := range files {
@@ -135,6 +146,7 @@ func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID
 	f := &File{GUID: uuid.NewString(), LibraryID: l.ID, ParentNo: parentNo, Name: name, IsFolder: true, Inherits: true,
 		Values: map[string]json.RawMessage{}, CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.filesChanged(ctx)
 		if _, err := s.st.fileByName(ctx, l.ID, parentNo, nameKey(name)); err == nil {
 			return nameTaken(name)
 		} else if !store.IsNotFound(err) {
@@ -215,6 +227,7 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 	}
 	f.UpdatedBy, f.UpdatedAt = p.UserID, s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.filesChanged(ctx)
 		if other, err := s.st.fileByName(ctx, l.ID, f.ParentNo, nameKey(f.Name)); err == nil && other.GUID != f.GUID {
 			return nameTaken(f.Name)
 		} else if err != nil && !store.IsNotFound(err) {

@@ -45,7 +45,7 @@ func (h *Handler) Register(api huma.API) {
 		"Administrators with edit on the library. The field's values disappear from every file record."), h.deleteField)
 
 	web.Register(api, op(http.MethodGet, "/libraries/{libraryId}/files", "listFiles", "Children of a folder",
-		"View on the folder (the library at the root, when parentId is absent). Folders first, then by sort: name (default, case-insensitive), size or modified; prefix - for descending. Entries the caller cannot view are left out. meta has page, limit, total, totalPages."), h.files)
+		"View on the folder (the library at the root, when parentId is absent). Folders first, then by sort: name (default, case-insensitive), size or modified; prefix - for descending. Entries the caller cannot view are left out. meta has page, limit, total, totalPages; a total that no per-caller exception narrows is kept up to 5 s per instance and dropped at once by writes on this instance."), h.files)
 	web.Register(api, op(http.MethodPost, "/libraries/{libraryId}/folders", "createFolder", "Create a folder",
 		"Add on the library or the parent folder. { name, parentId? } (parentId: folder number or guid; absent = root). Names: 1-255 characters, no / \\ or control characters, not . or ..; unique per folder, case-insensitive (409). Required custom fields are not checked."), h.createFolder)
 	web.Register(api, op(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}", "getFile", "A file or folder record", "View on the file."+refDoc), h.file)

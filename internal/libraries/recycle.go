@@ -35,6 +35,7 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 		return err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.filesChanged(ctx)
 		tree, err := s.st.subtree(ctx, l.ID, f.Number)
 		if err != nil {
 			return err
@@ -66,6 +67,7 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 	} else if err != nil {
 		return err
 	}
+	s.filesChanged(ctx)
 	files, err := s.st.trashed(ctx, b.TrashID)
 	if err != nil {
 		return err

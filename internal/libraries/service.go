@@ -52,13 +52,14 @@ type Service struct {
 	maxUpload int64
 	bin       Bin
 	subjects  Subjects
+	counts    *countCache
 	now       func() time.Time
 }
 
 // NewService builds the libraries service and registers the file-number
 // resolver so that /permissions accepts file numbers with libraryId.
 func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service, blobs blob.Store, maxUpload int64, bin Bin, subjects Subjects) *Service {
-	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, blobs: blobs, maxUpload: maxUpload, bin: bin, subjects: subjects, now: time.Now}
+	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, blobs: blobs, maxUpload: maxUpload, bin: bin, subjects: subjects, counts: newCountCache(), now: time.Now}
 	engine.RegisterNumberResolver(acl.File, s.fileGUID)
 	return s
 }

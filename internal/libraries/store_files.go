@@ -65,6 +65,7 @@ type listing struct {
 	deny      []string // hidden children (guid NOT IN)
 	allow     []string // when non-nil, only these children (guid IN)
 	order     string   // a value of sortOrders
+	total     int      // known total, or -1 to count
 	offset    int
 	limit     int
 }
@@ -106,9 +107,11 @@ func (s *Store) children(ctx context.Context, l listing) ([]*File, int, error) {
 	if !ok {
 		return nil, 0, fmt.Errorf("children: bad order %q", l.order)
 	}
-	var total int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM library_files WHERE "+where, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("count files: %w", err)
+	total := l.total
+	if total < 0 {
+		if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM library_files WHERE "+where, args...).Scan(&total); err != nil {
+			return nil, 0, fmt.Errorf("count files: %w", err)
+		}
 	}
 	// the page's numbers come from the sort index alone (it covers them); only
 	// the 50 rows of the page are then read from the table

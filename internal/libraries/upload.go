@@ -122,6 +122,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 	v.Size = n
 	var f *File
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		s.filesChanged(ctx)
 		f, created, err = s.recordUpload(ctx, p, l, parent, parentNo, name, v)
 		return err
 	})
