@@ -248,7 +248,7 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		}
 		// the page is the entry's scope: callers who cannot view an isolated
 		// page do not see its title in the bin, and restore needs delete on it
-		_, err = s.bin.Add(ctx, recyclebin.Entry{NodeID: pg.NodeID, Kind: Kind, Title: pg.Title, DeletedBy: p.UserID, ScopeID: pg.ID, Payload: payload})
+		_, err = s.bin.Add(ctx, recyclebin.Entry{NodeID: pg.NodeID, Kind: Kind, Title: pg.Title, DeletedBy: p.UserID, ScopeID: pg.ID, Payload: payload, ResourceID: pg.ID})
 		return err
 	})
 }
