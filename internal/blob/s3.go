@@ -167,26 +167,32 @@ func (s *S3) Get(ctx context.Context, key string) (io.ReadCloser, error) {
 	return s.GetRange(ctx, key, 0, -1)
 }
 
-// GetRange opens a section of the object of key. The size is read first so
-// that a range past the end gives empty content, as on the local store,
-// instead of the server's 416.
+// GetRange opens a section of the object of key with one ranged GET (the
+// server cuts a range that reaches past the end). A range starting at or
+// past the end gives empty content, as on the local store, instead of the
+// server's 416.
 func (s *S3) GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error) {
 	if err := checkRange(offset, length); err != nil {
 		return nil, err
 	}
-	size, err := s.Stat(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	if length < 0 || offset+length > size {
-		length = size - offset
-	}
-	if length <= 0 {
+	if length == 0 {
+		if _, err := s.Stat(ctx, key); err != nil {
+			return nil, err
+		}
 		return io.NopCloser(strings.NewReader("")), nil
 	}
+	if err := CheckKey(key); err != nil {
+		return nil, err
+	}
 	var opts minio.GetObjectOptions
-	if offset > 0 || length < size {
-		if err := opts.SetRange(offset, offset+length-1); err != nil {
+	switch {
+	case length > 0:
+		err := opts.SetRange(offset, offset+length-1)
+		if err != nil {
+			return nil, fmt.Errorf("blob range: %w", err)
+		}
+	case offset > 0:
+		if err := opts.SetRange(offset, 0); err != nil {
 			return nil, fmt.Errorf("blob range: %w", err)
 		}
 	}
@@ -197,8 +203,12 @@ func (s *S3) GetRange(ctx context.Context, key string, offset, length int64) (io
 	// GetObject is lazy: Stat sends the request so a missing key fails here
 	if _, err := obj.Stat(); err != nil {
 		_ = obj.Close()
-		if notFound(err) {
+		var r minio.ErrorResponse
+		switch {
+		case notFound(err):
 			return nil, ErrNotFound
+		case errors.As(err, &r) && (r.Code == "InvalidRange" || r.StatusCode == http.StatusRequestedRangeNotSatisfiable):
+			return io.NopCloser(strings.NewReader("")), nil // the object exists; the range starts past its end
 		}
 		return nil, fmt.Errorf("open blob: %w", err)
 	}
