@@ -17,7 +17,7 @@ import (
 // service ad-sync, the ad-sync job and its enable check, domain sign-in,
 // avatars and profile card fields; then moves legacy LDAP_* values once.
 func (a *app) buildDirectory(ctx context.Context) error {
-	d := directory.New(a.db, a.services, a.users, a.access.groups, a.blobs)
+	d := directory.New(a.db, a.settings, a.services, a.users, a.access.groups, a.blobs)
 	a.directory = d
 	a.services.RegisterRunner(services.KeyADSync, "adSync.run", d.Configured)
 	a.services.RegisterEnableCheck(services.KeyADSync, d.Check)
@@ -46,6 +46,6 @@ func (a *app) buildDirectory(ctx context.Context) error {
 		}
 		return rc, err
 	})
-	_, err := d.ImportLegacy(ctx, a.settings, os.LookupEnv)
+	_, err := d.ImportLegacy(ctx, os.LookupEnv)
 	return err
 }

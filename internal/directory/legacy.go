@@ -7,8 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"coreportal/internal/settings"
 )
 
 // legacyMarker is the settings key recording that the LDAP_* move happened.
@@ -23,7 +21,8 @@ var LegacyVariables = []string{"LDAP_URL", "LDAP_BASE_DN", "LDAP_BIND_DN", "LDAP
 // connection settings once: on the first start that sees the marker unset,
 // and only when no connection is stored yet. Later starts ignore the
 // variables. Invalid values are logged and nothing is imported.
-func (s *Service) ImportLegacy(ctx context.Context, st *settings.Store, env func(string) (string, bool)) (bool, error) {
+func (s *Service) ImportLegacy(ctx context.Context, env func(string) (string, bool)) (bool, error) {
+	st := s.settings
 	if _, done, err := st.Get(ctx, legacyMarker); err != nil || done {
 		return false, err
 	}

@@ -17,6 +17,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/groups"
 	"coreportal/internal/services"
+	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
@@ -28,6 +29,7 @@ type Service struct {
 	users    *users.Service
 	groups   *groups.Service
 	blobs    blob.Store
+	settings *settings.Store
 	syncing  sync.Mutex
 	now      func() time.Time
 	// cached is the config for the hot read paths (profiles, cards): at most
@@ -56,8 +58,9 @@ func (s *Service) recent(ctx context.Context) (Config, error) {
 
 // New builds the directory service.
 // db is only used to group the sync's writes into transactions.
-func New(db *store.DB, svc *services.Service, u *users.Service, g *groups.Service, blobs blob.Store) *Service {
-	return &Service{db: db, services: svc, users: u, groups: g, blobs: blobs, now: time.Now}
+// st keeps the sync lease that lets one instance sync at a time.
+func New(db *store.DB, st *settings.Store, svc *services.Service, u *users.Service, g *groups.Service, blobs blob.Store) *Service {
+	return &Service{db: db, settings: st, services: svc, users: u, groups: g, blobs: blobs, now: time.Now}
 }
 
 // config reads the stored settings (bind password included).
@@ -222,6 +225,18 @@ func message(err error) string {
 		return fe.Message
 	}
 	return "the directory check failed"
+}
+
+// detail is the text of an error in a sync result (administrators only).
+func detail(err error) string {
+	if fe, ok := fault.As(err); ok {
+		return fe.Message
+	}
+	msg := err.Error()
+	if len(msg) > 300 {
+		msg = msg[:300] + "…"
+	}
+	return msg
 }
 
 // Person is one result of the directory search.

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-ldap/ldap/v3"
+	"github.com/google/uuid"
 
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
@@ -74,7 +76,7 @@ type SyncResult struct {
 func (r *SyncResult) fail(what string, err error) {
 	r.Errors++
 	if len(r.ErrorMessages) < maxErrors {
-		r.ErrorMessages = append(r.ErrorMessages, what+": "+message(err))
+		r.ErrorMessages = append(r.ErrorMessages, what+": "+detail(err))
 	}
 }
 
@@ -90,6 +92,11 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 		return nil, fault.Conflict("a directory sync is already running")
 	}
 	defer s.syncing.Unlock()
+	release, err := s.lease(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	start := s.now()
 	c, err := s.config(ctx)
 	if err != nil {
@@ -142,6 +149,40 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 	res.DurationMs = s.now().Sub(start).Milliseconds()
 	slog.InfoContext(ctx, "directory sync finished", "users", res.Users, "groups", res.Groups, "photos", res.Photos, "errors", res.Errors, "ms", res.DurationMs)
 	return res, nil
+}
+
+// leaseKey names the settings row that lets one instance sync at a time;
+// its value is "<expiry unix>:<holder>".
+const leaseKey = "directory.sync_lease"
+
+// leaseTTL bounds how long a crashed instance keeps others from syncing.
+const leaseTTL = 30 * time.Minute
+
+// lease takes the cross-instance sync lease (409 while another instance
+// holds a live one) and returns its release.
+func (s *Service) lease(ctx context.Context) (func(), error) {
+	cur, _, err := s.settings.Get(ctx, leaseKey)
+	if err != nil {
+		return nil, err
+	}
+	if exp, _, ok := strings.Cut(cur, ":"); ok {
+		if t, err := strconv.ParseInt(exp, 10, 64); err == nil && s.now().Unix() < t {
+			return nil, fault.Conflict("a directory sync is already running on another instance")
+		}
+	}
+	mine := strconv.FormatInt(s.now().Add(leaseTTL).Unix(), 10) + ":" + uuid.NewString()
+	won, err := s.settings.Swap(ctx, leaseKey, cur, mine)
+	if err != nil {
+		return nil, err
+	}
+	if !won {
+		return nil, fault.Conflict("a directory sync is already running on another instance")
+	}
+	return func() {
+		if _, err := s.settings.Swap(context.WithoutCancel(ctx), leaseKey, mine, ""); err != nil {
+			slog.WarnContext(ctx, "release the directory sync lease", "err", err)
+		}
+	}, nil
 }
 
 // pagedSearch runs a paged subtree search (RFC 2696) under baseDn and calls
@@ -274,7 +315,10 @@ const maxPhoto = 1 << 20
 // removes it when the directory has none; an unchanged photo is not rewritten.
 func (s *Service) syncPhoto(ctx context.Context, u *users.User, photo []byte, res *SyncResult) error {
 	key := "avatars/" + u.ID
-	if len(photo) == 0 || len(photo) > maxPhoto {
+	if len(photo) > maxPhoto {
+		return fmt.Errorf("the photo has %d bytes, more than %d: kept as it was", len(photo), maxPhoto)
+	}
+	if len(photo) == 0 {
 		if u.AvatarHash == "" {
 			return nil
 		}

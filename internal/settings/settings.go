@@ -55,3 +55,25 @@ func (s *Store) Init(ctx context.Context, key string, gen func() string) (string
 	}
 	return v, nil
 }
+
+// Swap sets key to next if its value is old ("" also matches a missing key)
+// and reports whether it did: a compare-and-set that instances can use as a
+// lease.
+func (s *Store) Swap(ctx context.Context, key, old, next string) (bool, error) {
+	now := time.Now().UTC()
+	if old == "" {
+		res, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO settings (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO NOTHING`, key, next, now)
+		if err != nil {
+			return false, fmt.Errorf("swap setting %s: %w", key, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return true, nil
+		}
+	}
+	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE settings SET value = ?, updated_at = ? WHERE key = ? AND value = ?`, next, now, key, old)
+	if err != nil {
+		return false, fmt.Errorf("swap setting %s: %w", key, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}

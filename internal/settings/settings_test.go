@@ -47,3 +47,28 @@ func TestSettings(t *testing.T) {
 		}
 	})
 }
+
+// Swap is a compare-and-set: only the holder of the old value wins.
+func TestSwap(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		s := New(db)
+		for _, step := range []struct {
+			old, next string
+			won       bool
+		}{
+			{"", "a", true},   // missing key
+			{"", "b", false},  // taken
+			{"x", "b", false}, // wrong old value
+			{"a", "", true},   // released
+			{"", "c", true},   // an empty value is free again
+		} {
+			if won, err := s.Swap(ctx, "lease", step.old, step.next); err != nil || won != step.won {
+				t.Fatalf("Swap(%q, %q) = %v, %v", step.old, step.next, won, err)
+			}
+		}
+		if v, _, _ := s.Get(ctx, "lease"); v != "c" {
+			t.Fatalf("value %q", v)
+		}
+	})
+}

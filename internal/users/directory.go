@@ -4,6 +4,8 @@ import (
 	"context"
 	"maps"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -52,7 +54,7 @@ func (s *Service) ApplyDirectoryEntry(ctx context.Context, e DirectoryEntry) (*U
 	if e.ExternalID == "" || len(e.ExternalID) > 200 {
 		return nil, "", fault.Validation("externalId", "the directory entry %q has no usable id (objectSid or the configured id attribute)", e.Login)
 	}
-	if err := checkLogin(e.Login); err != nil {
+	if err := checkDirectoryLogin(e.Login); err != nil {
 		return nil, "", err
 	}
 	display, err := checkDisplayName(e.DisplayName, e.Login)
@@ -116,6 +118,27 @@ func (s *Service) ApplyDirectoryEntry(ctx context.Context, e DirectoryEntry) (*U
 		return nil, "", err
 	}
 	return out, outcome, nil
+}
+
+// checkDirectoryLogin accepts what directories allow in login names (AD
+// sAMAccountName may hold apostrophes, spaces, $, …) but no control
+// characters, and never the system account's name.
+func checkDirectoryLogin(login string) error {
+	if login == "" {
+		return fault.Validation("login", "login is required")
+	}
+	if utf8.RuneCountInString(login) > 100 {
+		return fault.Validation("login", "login %q has more than 100 characters", login)
+	}
+	for _, r := range login {
+		if unicode.IsControl(r) {
+			return fault.Validation("login", "login %q holds a control character", login)
+		}
+	}
+	if strings.EqualFold(login, SystemLogin) {
+		return fault.Validation("login", "login %q is reserved", SystemLogin)
+	}
+	return nil
 }
 
 func (s *Service) insertDirectoryUser(ctx context.Context, e DirectoryEntry) (*User, DirectoryOutcome, error) {
