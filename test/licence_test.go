@@ -198,6 +198,7 @@ func TestLicenceReadOnlyRecovery(t *testing.T) {
 			admin.Do(t, "DELETE", "/nodes/"+strings.Repeat("0", 8)+"-0000-0000-0000-000000000000", nil).Expect(t, 423, "LICENSE_READ_ONLY")
 			admin.Do(t, "GET", "/nodes", nil).Expect(t, 200)
 			admin.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200)
+			s.Anon().Do(t, "POST", "/nodes", map[string]any{"slug": "news", "title": "News"}).Expect(t, 401, "UNAUTHORIZED")
 			chk := admin.Do(t, "POST", "/admin/update/check", nil).Expect(t, 200).Map(t)
 			if chk["licenseOk"] != false || chk["upgradeBlockedReason"] != "license_invalid" {
 				t.Fatalf("check %v", chk)
@@ -208,6 +209,15 @@ func TestLicenceReadOnlyRecovery(t *testing.T) {
 			admin.Do(t, "POST", "/admin/license/activate", map[string]any{"licenseKey": signLicence(t, "*", -2, nil)}).Expect(t, 400, "VALIDATION_ERROR")
 			waitLog(t, s, "background work paused")
 
+			expiredFile := filepath.Join(t.TempDir(), "old.lic")
+			if err := os.WriteFile(expiredFile, []byte(signLicence(t, "*", -1, nil)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			refused := exec.Command(kit.Binary(t), "license", "activate", "--key-file", expiredFile)
+			refused.Env = append(append(os.Environ(), "DATABASE_URL="+dbURL, "CORE_DATA_DIR="+dataDir), env...)
+			if out, err := refused.CombinedOutput(); err == nil || !strings.Contains(string(out), "expired") {
+				t.Fatalf("license activate with an expired key: %v\n%s", err, out)
+			}
 			keyFile := filepath.Join(t.TempDir(), "portal.lic")
 			if err := os.WriteFile(keyFile, []byte("# issued by the vendor\n"+signLicence(t, st["installBinding"].(string), 30, nil)+"\n"), 0o600); err != nil {
 				t.Fatal(err)

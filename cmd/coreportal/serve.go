@@ -195,7 +195,7 @@ func (a *app) routes() http.Handler {
 		release.RunnerGate(a.cfg.UpdateRunnerToken),
 		web.AccessLog(a.cfg.AccessLog, nil),
 		a.auth.Middleware,
-		web.ReadOnlyGate(a.licence.Writable, writeExempt),
+		a.readOnlyGate,
 	)
 }
 

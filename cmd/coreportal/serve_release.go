@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"regexp"
 	"runtime"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/auth"
 	"coreportal/internal/licence"
 	"coreportal/internal/release"
 	"coreportal/internal/vendorkey"
@@ -52,6 +54,20 @@ var recoveryWrites = []*regexp.Regexp{
 	regexp.MustCompile(`^/internal/`),                         // the update runner (guarded by its token)
 	regexp.MustCompile(`^/admin/update/(check|start)$`),       // see whether a release is out; start then answers 409 UPDATE_BLOCKED (license_invalid)
 	regexp.MustCompile(`^/admin/users/[^/]+/reset-password$`), // let a locked-out administrator back in
+}
+
+// readOnlyGate answers 423 LICENSE_READ_ONLY to signed-in callers' writes
+// while the licence is not valid; anonymous callers get the 401 of the
+// operation first, so that the licence state is told only to users.
+func (a *app) readOnlyGate(next http.Handler) http.Handler {
+	gated := web.ReadOnlyGate(a.licence.Writable, writeExempt)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if auth.FromContext(r.Context()) == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		gated.ServeHTTP(w, r)
+	})
 }
 
 // writeExempt reports whether a write to path is allowed while read-only.
