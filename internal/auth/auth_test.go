@@ -311,3 +311,74 @@ func TestClientAddress(t *testing.T) {
 		})
 	}
 }
+
+type fakeAccounts map[string]Account
+
+func (f fakeAccounts) AccountByLogin(_ context.Context, login string) (Account, error) {
+	for _, a := range f {
+		if a.Login == login {
+			return a, nil
+		}
+	}
+	return Account{}, fault.NotFound("user")
+}
+
+func (f fakeAccounts) AccountByID(_ context.Context, id string) (Account, error) {
+	if a, ok := f[id]; ok {
+		return a, nil
+	}
+	return Account{}, fault.NotFound("user")
+}
+
+func TestRecheck(t *testing.T) {
+	db := storetest.OpenSQLite(t)
+	tk, _ := NewTokens([]byte(strings.Repeat("s", 32)), time.Hour)
+	accs := fakeAccounts{
+		"u1": {ID: "u1", Login: "ann", IsActive: true, TokenVersion: 2, IsAdmin: true},
+		"u2": {ID: "u2", Login: "bob", IsActive: false, TokenVersion: 0},
+	}
+	s := NewService(accs, tk, db, bus.NewMemory())
+	ctx := context.Background()
+	if err := s.Revocations().Revoke(ctx, "gone", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	future, past := time.Now().Add(time.Hour), time.Now().Add(-time.Second)
+	cases := []struct {
+		name string
+		p    Principal
+		ok   bool
+	}{
+		{"valid", Principal{UserID: "u1", TokenID: "t1", TokenVersion: 2, ExpiresAt: future}, true},
+		{"expired", Principal{UserID: "u1", TokenID: "t1", TokenVersion: 2, ExpiresAt: past}, false},
+		{"signed out", Principal{UserID: "u1", TokenID: "gone", TokenVersion: 2, ExpiresAt: future}, false},
+		{"older generation", Principal{UserID: "u1", TokenID: "t1", TokenVersion: 1, ExpiresAt: future}, false},
+		{"deactivated", Principal{UserID: "u2", TokenID: "t2", ExpiresAt: future}, false},
+		{"deleted", Principal{UserID: "u3", TokenID: "t3", ExpiresAt: future}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := c.p
+			err := s.Recheck(ctx, &p)
+			if (err == nil) != c.ok {
+				t.Fatalf("err=%v", err)
+			}
+			if err != nil && !fault.Is(err, fault.CodeUnauthorized) {
+				t.Fatalf("not a 401: %v", err)
+			}
+			if c.ok && (!p.IsAdmin || p.Login != "ann") {
+				t.Fatalf("principal not refreshed: %+v", p)
+			}
+		})
+	}
+	tok, _, _ := tk.Issue("u1", 2)
+	p, err := s.Authenticate(ctx, tok)
+	if err != nil || p.TokenID == "" || p.ExpiresAt.IsZero() {
+		t.Fatalf("authenticate: %+v %v", p, err)
+	}
+	if err := s.Logout(WithPrincipal(ctx, p)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Authenticate(ctx, tok); !fault.Is(err, fault.CodeUnauthorized) {
+		t.Fatalf("token works after logout: %v", err)
+	}
+}

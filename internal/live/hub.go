@@ -250,7 +250,7 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, wt Watch) error {
 	rc := http.NewResponseController(w)
 	hdr := w.Header()
 	hdr.Set("Content-Type", "text/event-stream")
-	hdr.Set("Cache-Control", "no-cache")
+	hdr.Set("Cache-Control", "no-store") // authenticated content: never kept by a cache
 	hdr.Set("Connection", "keep-alive")
 	hdr.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
