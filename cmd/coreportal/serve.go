@@ -191,6 +191,7 @@ func (a *app) routes() http.Handler {
 	return web.Chain(mux,
 		web.RequestID,
 		web.SecurityHeaders,
+		web.BodyDeadline(web.BodyLimits{Grace: a.cfg.BodyGrace, MinRate: a.cfg.BodyMinRate}),
 		web.Sanitize,
 		release.RunnerGate(a.cfg.UpdateRunnerToken),
 		web.AccessLog(a.cfg.AccessLog, nil),
@@ -230,10 +231,12 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 
 	startPprof(cfg.PprofAddr)
 	srv := &http.Server{
-		Addr:              cfg.Addr,
-		Handler:           a.routes(),
+		Addr:    cfg.Addr,
+		Handler: a.routes(),
+		// No ReadTimeout or WriteTimeout: bodies are paced by web.BodyDeadline,
+		// and long requests and SSE streams must not be cut.
 		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		IdleTimeout:       cfg.IdleTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	srv.RegisterOnShutdown(a.live.CloseStreams) // SSE streams never become idle

@@ -15,6 +15,10 @@ func (a *app) buildLists() error {
 	a.lists = lists.NewService(a.db, a.acl, a.nodes)
 	a.lists.UseBlobs(a.blobs, a.cfg.MaxUploadBytes)
 	a.lists.UseBus(a.bus)
+	if a.cfg.TestSaveDelay > 0 {
+		slog.Warn("test hook CORE_TEST_SAVE_DELAY is set: every list item save is slowed", "delay", a.cfg.TestSaveDelay.String())
+		a.lists.SlowSaves(a.cfg.TestSaveDelay)
+	}
 	a.loops = append(a.loops, a.lists.Listen)
 	bin := a.access.recycleBin
 	a.lists.UseBin(listBin{bin})

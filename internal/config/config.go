@@ -59,6 +59,13 @@ type Config struct {
 	LiveMaxStreams        int
 	LiveMaxStreamsPerUser int
 	LiveRecheck           time.Duration
+	// BodyGrace and BodyMinRate pace request bodies (web.BodyLimits).
+	BodyGrace   time.Duration
+	BodyMinRate int64
+	// IdleTimeout closes keep-alive connections that stay unused.
+	IdleTimeout time.Duration
+	// TestSaveDelay slows every list item save (test hook, never set in production).
+	TestSaveDelay time.Duration
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -99,6 +106,10 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
 	c.MaxUploadBytes = int64(intVar(env("CORE_MAX_UPLOAD_MB", "100"), "CORE_MAX_UPLOAD_MB", &errs)) << 20
+	c.BodyGrace = durVar(env("CORE_BODY_GRACE", "10s"), "CORE_BODY_GRACE", &errs)
+	c.BodyMinRate = int64(intVar(env("CORE_BODY_MIN_RATE", "1024"), "CORE_BODY_MIN_RATE", &errs))
+	c.IdleTimeout = durVar(env("CORE_IDLE_TIMEOUT", "120s"), "CORE_IDLE_TIMEOUT", &errs)
+	c.TestSaveDelay = durVar(env("CORE_TEST_SAVE_DELAY", "0s"), "CORE_TEST_SAVE_DELAY", &errs)
 	c.TrustedProxies = prefixesVar(env("CORE_TRUSTED_PROXIES", ""), "CORE_TRUSTED_PROXIES", &errs)
 	c.LiveMaxStreams = intVar(env("CORE_LIVE_MAX_STREAMS", "1000"), "CORE_LIVE_MAX_STREAMS", &errs)
 	c.LiveMaxStreamsPerUser = intVar(env("CORE_LIVE_MAX_STREAMS_PER_USER", "20"), "CORE_LIVE_MAX_STREAMS_PER_USER", &errs)
@@ -134,6 +145,9 @@ func (c Config) validate() []error {
 		if host, _, err := net.SplitHostPort(c.PprofAddr); err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
 			errs = append(errs, fmt.Errorf("CORE_PPROF_ADDR: %q must be a loopback host:port", c.PprofAddr))
 		}
+	}
+	if c.BodyGrace <= 0 || c.BodyMinRate <= 0 || c.IdleTimeout <= 0 {
+		errs = append(errs, errors.New("CORE_BODY_GRACE, CORE_BODY_MIN_RATE and CORE_IDLE_TIMEOUT must be positive"))
 	}
 	if c.DatabaseURL != "" && !hasScheme(c.DatabaseURL, "postgres", "postgresql") {
 		errs = append(errs, errors.New("DATABASE_URL: must start with postgres:// or be empty for the embedded database"))

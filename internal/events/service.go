@@ -200,17 +200,15 @@ func (s *Service) Dispatch(ctx context.Context) {
 	var lastPurge time.Time
 	for ctx.Err() == nil {
 		if time.Since(lastPurge) > time.Hour {
-			if n, err := s.st.purgeDispatched(ctx, s.now().UTC().Add(-OutboxKeep)); err != nil && ctx.Err() == nil {
-				slog.ErrorContext(ctx, "purge dispatched outbox events", "err", err)
+			if n, err := s.st.purgeDispatched(ctx, s.now().UTC().Add(-OutboxKeep)); err != nil {
+				store.LogLoopError(ctx, "purge dispatched outbox events", err)
 			} else if n > 0 {
 				slog.InfoContext(ctx, "dispatched outbox events purged", "count", n)
 			}
 			lastPurge = time.Now()
 		}
 		n, err := s.DispatchOnce(ctx)
-		if err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "dispatch outbox", "err", err)
-		}
+		store.LogLoopError(ctx, "dispatch outbox", err)
 		if n > 0 {
 			continue
 		}

@@ -232,8 +232,8 @@ func (q *Queue) Run(ctx context.Context) {
 			continue
 		}
 		if time.Since(lastReap) >= reapEvery {
-			if k, err := q.Reap(ctx); err != nil && ctx.Err() == nil {
-				slog.ErrorContext(ctx, "reap stuck jobs", "err", err)
+			if k, err := q.Reap(ctx); err != nil {
+				store.LogLoopError(ctx, "reap stuck jobs", err)
 			} else if k > 0 {
 				slog.WarnContext(ctx, "stuck jobs returned to the queue", "count", k)
 			}
@@ -256,9 +256,7 @@ func (q *Queue) Run(ctx context.Context) {
 			}
 		}
 		claimed, err := q.claim(ctx, free)
-		if err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "claim jobs", "err", err)
-		}
+		store.LogLoopError(ctx, "claim jobs", err)
 		for range free - len(claimed) {
 			<-slots
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"time"
 )
 
 // BinEntry is what the lists service puts into the recycle bin.
@@ -45,4 +46,24 @@ func (s *Service) UseBlobs(b Blobs, maxUpload int64) {
 // OnItemSaved sets the live-event publisher called after PATCH and quick-edit commits.
 func (s *Service) OnItemSaved(fn func(ctx context.Context, listID string, number int64, item any)) {
 	s.publish = fn
+}
+
+// SlowSaves delays every item create and update by d before its transaction
+// starts (test hook CORE_TEST_SAVE_DELAY: it makes requests run long on
+// purpose, to prove that long requests are not cancelled).
+func (s *Service) SlowSaves(d time.Duration) { s.saveDelay = d }
+
+// pause waits the test delay, if any, or until ctx ends.
+func (s *Service) pause(ctx context.Context) error {
+	if s.saveDelay <= 0 {
+		return nil
+	}
+	t := time.NewTimer(s.saveDelay)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

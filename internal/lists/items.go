@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -168,6 +169,9 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 	if f := sc.field(sysCreatedBy); f != nil {
 		it.Values[f.ID] = field.Subject{PrincipalType: "user", ID: p.UserID, Display: p.DisplayName}
 	}
+	if err := s.pause(ctx); err != nil {
+		return nil, err
+	}
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		r := &row{GUID: it.GUID, CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now, Inherits: true,
 			Search: searchText(sc.fields, it.Values), Cells: cells(sc, it.Values, nil)}
@@ -273,6 +277,10 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		return errs, nil
 	}
 	it.UpdatedBy, it.UpdatedAt, it.UpdatedName = p.UserID, s.now().UTC().Truncate(time.Millisecond), p.DisplayName
+	if err := s.pause(ctx); err != nil {
+		it.Values = prev
+		return nil, err
+	}
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		r := &row{Number: it.Number, UpdatedBy: p.UserID, UpdatedAt: it.UpdatedAt, Search: searchText(sc.fields, it.Values),
 			Cells: cells(sc, it.Values, vals)}
@@ -305,9 +313,21 @@ func errText(ctx context.Context, err error) string {
 	if fe, ok := fault.As(err); ok {
 		return fe.Message
 	}
+	switch {
+	case ctx.Err() != nil || errors.Is(err, context.Canceled):
+		return rowCancelled
+	case store.IsUnavailable(err):
+		return rowUnavailable
+	}
 	slog.ErrorContext(ctx, "list item save failed", "err", err)
 	return "internal error"
 }
+
+// Messages of rows that failed for reasons outside the row itself.
+const (
+	rowCancelled   = "cancelled: the request ended (the client went away) before this row was saved"
+	rowUnavailable = "the database is unavailable; this row was not saved"
+)
 
 // DeleteItem moves an item to the recycle bin (delete on the item).
 func (s *Service) DeleteItem(ctx context.Context, p *auth.Principal, listID, ref string) error {

@@ -2,6 +2,7 @@ package lists
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 
 	"coreportal/internal/acl"
@@ -71,17 +72,18 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 	for _, u := range updates {
 		id := u.ID
 		rowErr := func(msg string) { res.Errors = append(res.Errors, QuickError{ItemID: &id, Message: msg}) }
+		if ctx.Err() != nil {
+			// The client went away: the rows not yet saved are not tried.
+			rowErr(rowCancelled)
+			continue
+		}
 		it, err := s.findItem(ctx, sc, strconv.FormatInt(u.ID, 10))
 		if err != nil {
-			rowErr("item not found")
+			rowErr(rowFailure(ctx, err, "item not found"))
 			continue
 		}
 		if err := s.acl.Require(ctx, p, itemRef(it.GUID), acl.Edit); err != nil {
-			if fault.Is(err, fault.CodeNotFound) {
-				rowErr("item not found")
-			} else {
-				rowErr("edit right on this item is required")
-			}
+			rowErr(rowFailure(ctx, err, "edit right on this item is required"))
 			continue
 		}
 		errs, err := s.update(ctx, p, sc, it, u.FieldValues)
@@ -98,18 +100,27 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 		res.Updated = append(res.Updated, QuickRow{ID: it.Number, FieldValues: it.Values})
 	}
 	if len(creates) > 0 {
-		lvl, err := s.acl.Level(ctx, p, listRef(listID))
-		if err != nil {
-			return QuickResult{}, err
-		}
+		// A failure to read the right fails every create row rather than
+		// the whole answer: the updates above are saved and reported.
+		lvl, lvlErr := s.acl.Level(ctx, p, listRef(listID))
 		for _, c := range creates {
-			if lvl < acl.Add {
-				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: "add right on this list is required"})
+			rowErr := func(msg string) {
+				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: msg})
+			}
+			switch {
+			case ctx.Err() != nil:
+				rowErr(rowCancelled)
+				continue
+			case lvlErr != nil:
+				rowErr(errText(ctx, lvlErr))
+				continue
+			case lvl < acl.Add:
+				rowErr("add right on this list is required")
 				continue
 			}
 			it, errs, err := s.create(ctx, p, sc, c.FieldValues)
 			if err != nil {
-				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: errText(ctx, err)})
+				rowErr(errText(ctx, err))
 				continue
 			}
 			if errs != nil {
@@ -121,7 +132,24 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 			res.Created = append(res.Created, QuickRow{ClientRowID: c.ClientRowID, ID: it.Number, FieldValues: it.Values})
 		}
 	}
+	if ctx.Err() != nil {
+		slog.InfoContext(ctx, "quick edit cancelled: the client went away", "list", listID,
+			"saved", len(res.Updated)+len(res.Created), "rows", len(updates)+len(creates))
+	}
 	return res, nil
+}
+
+// rowFailure is the message of a row whose lookup or right check failed:
+// the domain message for not found and forbidden, else what errText says
+// (a database failure is not reported as "not found").
+func rowFailure(ctx context.Context, err error, domain string) string {
+	if fault.Is(err, fault.CodeNotFound) {
+		return "item not found"
+	}
+	if fault.Is(err, fault.CodeForbidden) {
+		return domain
+	}
+	return errText(ctx, err)
 }
 
 // SyncState returns the current state of items by number (view on list and item);
@@ -135,8 +163,12 @@ func (s *Service) SyncState(ctx context.Context, p *auth.Principal, listID strin
 	var its []*Item
 	for _, id := range ids {
 		it, err := s.findItem(ctx, sc, strconv.FormatInt(id, 10))
-		if err != nil {
+		if fault.Is(err, fault.CodeNotFound) {
 			continue
+		}
+		if err != nil {
+			// A failed lookup must not be reported as an item that is gone.
+			return nil, err
 		}
 		lvl, err := s.acl.Level(ctx, p, itemRef(it.GUID))
 		if err != nil {

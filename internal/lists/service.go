@@ -33,6 +33,7 @@ type Service struct {
 	counts    *countCache
 	schemas   *schemaCache
 	libs      LibraryLookups
+	saveDelay time.Duration // test hook (SlowSaves)
 }
 
 // LibraryLookups is what lookups to document libraries need from the

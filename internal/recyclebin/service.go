@@ -298,6 +298,10 @@ func (s *Service) PurgeOlderThan(ctx context.Context, age time.Duration) (purged
 				return purged, failed, ctx.Err()
 			}
 			if _, err := s.purgeEntries(ctx, []Entry{e}); err != nil {
+				if store.IsUnavailable(err) {
+					// not this entry's fault: stop, and let the run fail and retry
+					return purged, failed, err
+				}
 				failed++
 				slog.WarnContext(ctx, "recycle-bin entry not purged", "entry", e.ID, "kind", e.Kind, "err", err)
 				continue

@@ -16,8 +16,9 @@ func (s *Service) Schedule(ctx context.Context, interval time.Duration) {
 	for {
 		if s.q.Holding(ctx) {
 			// paused (licence not valid): missed ticks collapse into one run later
-		} else if _, err := s.Tick(ctx, s.now()); err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "service scheduler", "err", err)
+		} else {
+			_, err := s.Tick(ctx, s.now())
+			store.LogLoopError(ctx, "service scheduler", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -29,6 +29,7 @@ type DB struct {
 	Dialect Dialect
 	write   *sql.DB // SQLite: the single writer connection; PostgreSQL: the pool
 	read    *sql.DB // SQLite: read-only pool; PostgreSQL: same as write
+	outage  *outage
 }
 
 // Open connects to PostgreSQL when databaseURL is set, else to the SQLite file at sqlitePath.
@@ -67,7 +68,7 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("PostgreSQL 14 or later is required, the server is %d.%d", version/10000, version%10000)
 	}
-	return &DB{Dialect: Postgres, write: db, read: db}, nil
+	return &DB{Dialect: Postgres, write: db, read: db, outage: &outage{}}, nil
 }
 
 func openSQLite(ctx context.Context, path string) (*DB, error) {
@@ -98,7 +99,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	read.SetConnMaxLifetime(0)
-	return &DB{Dialect: SQLite, write: write, read: read}, nil
+	return &DB{Dialect: SQLite, write: write, read: read, outage: &outage{}}, nil
 }
 
 // serialByDefault turns parallel query off on a new session unless something
@@ -140,7 +141,9 @@ func (db *DB) Close() error {
 // Ping checks that the store answers (used by /health).
 func (db *DB) Ping(ctx context.Context) error {
 	var one int
-	return db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	err := db.read.QueryRowContext(ctx, "SELECT 1").Scan(&one)
+	db.outage.observe(ctx, err)
+	return err
 }
 
 // Stats returns connection statistics of the main pool.
@@ -152,7 +155,7 @@ func (db *DB) Q(ctx context.Context) Querier {
 	if tx := txFrom(ctx); tx != nil {
 		return tx
 	}
-	return &conn{db: db.read, d: db.Dialect}
+	return &conn{db: db.read, d: db.Dialect, o: db.outage}
 }
 
 // W returns the transaction bound to ctx, or the writer connection.
@@ -160,23 +163,30 @@ func (db *DB) W(ctx context.Context) Querier {
 	if tx := txFrom(ctx); tx != nil {
 		return tx
 	}
-	return &conn{db: db.write, d: db.Dialect}
+	return &conn{db: db.write, d: db.Dialect, o: db.outage}
 }
 
 // conn adapts *sql.DB to the `?` placeholder convention.
 type conn struct {
 	db *sql.DB
 	d  Dialect
+	o  *outage
 }
 
 func (c *conn) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return c.db.ExecContext(ctx, c.d.Rebind(q), args...)
+	res, err := c.db.ExecContext(ctx, c.d.Rebind(q), args...)
+	c.o.observe(ctx, err)
+	return res, err
 }
 
 func (c *conn) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return c.db.QueryContext(ctx, c.d.Rebind(q), args...)
+	rows, err := c.db.QueryContext(ctx, c.d.Rebind(q), args...)
+	c.o.observe(ctx, err)
+	return rows, err
 }
 
 func (c *conn) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return c.db.QueryRowContext(ctx, c.d.Rebind(q), args...)
+	row := c.db.QueryRowContext(ctx, c.d.Rebind(q), args...)
+	c.o.observe(ctx, row.Err())
+	return row
 }

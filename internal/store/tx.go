@@ -10,6 +10,7 @@ import (
 type Tx struct {
 	tx *sql.Tx
 	d  Dialect
+	o  *outage
 	// afterCommit runs once the outermost transaction has committed.
 	afterCommit []func()
 }
@@ -22,15 +23,21 @@ func txFrom(ctx context.Context) *Tx {
 }
 
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
+	res, err := t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
+	t.o.observe(ctx, err)
+	return res, err
 }
 
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, t.d.Rebind(q), args...)
+	rows, err := t.tx.QueryContext(ctx, t.d.Rebind(q), args...)
+	t.o.observe(ctx, err)
+	return rows, err
 }
 
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
+	row := t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
+	t.o.observe(ctx, row.Err())
+	return row
 }
 
 // AfterCommit registers fn to run after the outermost transaction commits
@@ -55,16 +62,18 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 		return fn(ctx, tx)
 	}
 	sqlTx, err := db.write.BeginTx(ctx, nil)
+	db.outage.observe(ctx, err)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	tx := &Tx{tx: sqlTx, d: db.Dialect}
+	tx := &Tx{tx: sqlTx, d: db.Dialect, o: db.outage}
 	txCtx := context.WithValue(ctx, txKey{}, tx)
 	if err := runGuarded(txCtx, tx, fn); err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}
 	if err := sqlTx.Commit(); err != nil {
+		db.outage.observe(ctx, err)
 		return fmt.Errorf("commit: %w", translate(db.Dialect, err))
 	}
 	for _, f := range tx.afterCommit {

@@ -62,6 +62,10 @@ func Op(method, path, id, summary string, policy Policy, tags ...string) huma.Op
 		Summary:     summary,
 		Tags:        tags,
 		Metadata:    map[string]any{PolicyKey: policy},
+		// Huma's own 5 s body deadline would stay on the connection after the
+		// body is read and cancel long requests (and the keep-alive
+		// connection); BodyDeadline paces body reads instead.
+		BodyReadTimeout: -1,
 	}
 	if policy != Public {
 		op.Security = []map[string][]string{{"bearer": {}}, {"cookie": {}}}

@@ -74,15 +74,41 @@ func FromError(ctx context.Context, err error) *APIError {
 		}
 		return &APIError{status: st, Err: ErrorInfo{Code: fe.Code, Message: fe.Message, Details: fe.Details}}
 	}
+	var be *BodyError
+	if errors.As(err, &be) {
+		st, msg := be.status()
+		slog.InfoContext(ctx, "request body not read", "status", st, "err", be.Err)
+		return &APIError{status: st, Err: ErrorInfo{Code: bodyCode(st), Message: msg}}
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		// The client went away (or the server is stopping): nobody reads
+		// this answer, and it is not a failure of the service.
+		slog.DebugContext(ctx, "request cancelled", "err", err) // AccessLog logs it once
+		return &APIError{status: StatusClientClosed, Err: ErrorInfo{Code: fault.CodeUnavailable, Message: "request cancelled"}}
+	}
 	if store.IsInvalidInput(err) {
 		slog.WarnContext(ctx, "invalid value reached the database", "err", err)
 		return &APIError{status: http.StatusBadRequest, Err: ErrorInfo{Code: fault.CodeValidation, Message: "a value in the request is not valid for its field"}}
 	}
-	if errors.Is(err, context.Canceled) {
-		return &APIError{status: 499, Err: ErrorInfo{Code: fault.CodeUnavailable, Message: "request cancelled"}}
+	if store.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded) {
+		// The store logs the outage once; a line per request would drown it.
+		slog.DebugContext(ctx, "unavailable", "err", err)
+		return &APIError{status: http.StatusServiceUnavailable, Err: ErrorInfo{Code: fault.CodeUnavailable,
+			Message: "the service is temporarily unavailable (its database or another backend cannot be reached); try again shortly"}}
 	}
 	slog.ErrorContext(ctx, "internal error", "err", err)
 	return internalError(ctx)
+}
+
+// StatusClientClosed is the status logged for a request whose client went
+// away before the answer (nginx's 499); the client never sees it.
+const StatusClientClosed = 499
+
+func bodyCode(status int) fault.Code {
+	if status == http.StatusRequestEntityTooLarge {
+		return fault.CodeTooLarge
+	}
+	return fault.CodeValidation
 }
 
 func internalError(ctx context.Context) *APIError {
@@ -99,6 +125,13 @@ func internalError(ctx context.Context) *APIError {
 func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 	if status == http.StatusUnprocessableEntity || status == http.StatusUnsupportedMediaType {
 		status = http.StatusBadRequest
+	}
+	for _, e := range errs {
+		var be *BodyError
+		if errors.As(e, &be) {
+			st, m := be.status()
+			return &APIError{status: st, Err: ErrorInfo{Code: bodyCode(st), Message: m}}
+		}
 	}
 	code, ok := codeOf[status]
 	if !ok {

@@ -104,9 +104,18 @@ func AccessLog(enabled bool, observe Observer) func(http.Handler) http.Handler {
 				if observe != nil {
 					observe(rec.Status, elapsed)
 				}
-				if enabled || rec.Status >= 500 {
+				if r.Context().Err() != nil {
+					// Whatever the handler answered, nobody read it.
+					slog.InfoContext(r.Context(), "request cancelled: the client went away", "method", r.Method, "path", r.URL.Path,
+						"status", rec.Status, "ms", float64(elapsed.Microseconds())/1000)
+					return
+				}
+				// 503 is an outage the store logs once, 499 a client that left:
+				// neither is an error of this request.
+				failed := rec.Status >= 500 && rec.Status != http.StatusServiceUnavailable
+				if enabled || failed {
 					level := slog.LevelInfo
-					if rec.Status >= 500 {
+					if failed {
 						level = slog.LevelError
 					}
 					slog.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path,

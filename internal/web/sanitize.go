@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -17,15 +18,16 @@ import (
 const maxJSONBody = 16 << 20
 
 // Sanitize stops two kinds of input at the edge, once for every operation:
-//   - NUL characters (in the path, the query or a JSON body), which
-//     PostgreSQL refuses in text and which no field needs;
+//   - NUL characters and invalid UTF-8 (in the path, the query or a JSON
+//     body; see text.go), which PostgreSQL refuses in text, SQLite compares
+//     wrongly and Go's decoders silently replace;
 //   - non-canonical UUIDs in path segments and in query parameters named
 //     …Id / …Ids (urn:uuid:, braces, upper case, 32 hex digits), which are
 //     rewritten to the lower-case 8-4-4-4-12 form so every layer compares alike.
 func Sanitize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.URL.RawQuery, "%00") || strings.Contains(r.URL.EscapedPath(), "%00") || strings.ContainsRune(r.URL.Path, 0) {
-			WriteError(w, r, fault.Validation("", "NUL characters are not allowed"))
+		if err := checkRequestText(r); err != nil {
+			WriteError(w, r, err)
 			return
 		}
 		canonicalPath(r)
@@ -33,15 +35,19 @@ func Sanitize(next http.Handler) http.Handler {
 		if r.Body != nil && r.ContentLength != 0 && isJSON(r.Header.Get("Content-Type")) {
 			body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
 			if err != nil {
-				WriteError(w, r, fault.Validation("", "the request body could not be read"))
+				var be *BodyError
+				if !errors.As(err, &be) {
+					be = &BodyError{Err: err}
+				}
+				WriteError(w, r, be)
 				return
 			}
 			if len(body) > maxJSONBody {
 				WriteError(w, r, fault.New(fault.CodeTooLarge, "the request body is larger than %d bytes", maxJSONBody))
 				return
 			}
-			if hasNUL(body) {
-				WriteError(w, r, fault.Validation("", "NUL characters (\\u0000) are not allowed"))
+			if msg := badJSONText(body); msg != "" {
+				WriteError(w, r, fault.Validation("", "%s", "the request body contains "+msg))
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -53,27 +59,6 @@ func Sanitize(next http.Handler) http.Handler {
 func isJSON(ct string) bool {
 	ct = strings.ToLower(ct)
 	return ct == "" || strings.HasPrefix(ct, "application/json") || strings.Contains(ct, "+json")
-}
-
-// hasNUL finds a raw NUL byte or a \u0000 escape that is not itself escaped.
-func hasNUL(b []byte) bool {
-	if bytes.IndexByte(b, 0) >= 0 {
-		return true
-	}
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
-		}
-		j := i
-		for j < len(b) && b[j] == '\\' {
-			j++
-		}
-		if (j-i)%2 == 1 && bytes.HasPrefix(b[j:], []byte("u0000")) {
-			return true
-		}
-		i = j - 1
-	}
-	return false
 }
 
 func canonicalID(s string) (string, bool) {

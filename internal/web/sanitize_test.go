@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func TestHasNUL(t *testing.T) {
+func TestBadJSONText(t *testing.T) {
 	cases := []struct {
 		in   string
 		want bool
@@ -20,10 +20,21 @@ func TestHasNUL(t *testing.T) {
 		{"{\"a\":\"\x00\"}", true},  // raw NUL byte
 		{`{"a":"\u00001"}`, true},
 		{`{"a":"\u0001"}`, false},
+		{"{\"a\":\"\xc0\x80\"}", true},     // overlong NUL
+		{"{\"a\":\"\xe0\x80\xaf\"}", true}, // overlong slash
+		{"{\"a\":\"\xed\xa0\x80\"}", true}, // surrogate in UTF-8
+		{"{\"a\":\"\xff\"}", true},         // invalid byte
+		{"{\"a\":\"\xe2\x82\"}", true},     // truncated sequence
+		{`{"a":"\ud800"}`, true},           // lone high surrogate
+		{`{"a":"\udc00x"}`, true},          // lone low surrogate
+		{`{"a":"\ud83d\ude00"}`, false},    // valid pair (emoji)
+		{`{"a":"\ud83d\u0041"}`, true},     // high surrogate then not low
+		{`{"a":"h\u00e9llo ü €"}`, false},  // valid text
+		{`{"a":"\\ud800"}`, false},         // escaped backslash, then text
 	}
 	for _, c := range cases {
-		if got := hasNUL([]byte(c.in)); got != c.want {
-			t.Errorf("hasNUL(%s) = %v", c.in, got)
+		if got := badJSONText([]byte(c.in)) != ""; got != c.want {
+			t.Errorf("badJSONText(%q) = %v", c.in, got)
 		}
 	}
 }
