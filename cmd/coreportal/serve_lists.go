@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"coreportal/internal/lists"
+	"coreportal/internal/live"
 	"coreportal/internal/recyclebin"
 )
 
@@ -30,10 +31,11 @@ func (a *app) buildLists() error {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeItem(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("list", a.lists.ResolveSlug)
 	a.access.routes.RegisterSlugger("list", a.lists.SlugOf)
-	a.lists.OnItemSaved(func(ctx context.Context, listID string, number int64, item any) {
-		if err := a.live.PublishItem(ctx, listID, number, item); err != nil {
-			slog.WarnContext(ctx, "publish live item", "list", listID, "item", number, "err", err)
-		}
+	// Live events leave through a queue: a slow or dead bus never delays a save.
+	pub := live.NewPublisher(a.live)
+	a.loops = append(a.loops, pub.Run)
+	a.lists.OnItemSaved(func(_ context.Context, listID string, number int64, item any) {
+		pub.Enqueue(listID, number, item)
 	})
 	return nil
 }

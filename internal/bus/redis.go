@@ -22,12 +22,14 @@ type Redis struct {
 	mu   sync.Mutex
 	refs map[string]int
 	done chan struct{}
+	brk  *breaker
 }
 
 // NewRedis connects lazily to the redis:// URL: the service starts while
 // Redis is down, Healthy reports it, and go-redis reconnects (and
 // resubscribes) once Redis is back.
 func NewRedis(url string) (*Redis, error) {
+	quietRedis.Do(func() { redis.SetLogger(debugLogger{}) })
 	opts, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, fmt.Errorf("CORE_BUS_URL: %w", err)
@@ -35,7 +37,8 @@ func NewRedis(url string) (*Redis, error) {
 	opts.DialTimeout = 2 * time.Second
 	opts.MaxRetries = 1
 	c := redis.NewClient(opts)
-	r := &Redis{client: c, local: NewMemory(), prefix: "coreportal:", refs: map[string]int{}, done: make(chan struct{})}
+	r := &Redis{client: c, local: NewMemory(), prefix: "coreportal:", refs: map[string]int{}, done: make(chan struct{}),
+		brk: &breaker{name: "redis bus", now: time.Now}}
 	r.ps = c.Subscribe(context.Background())
 	go r.loop()
 	return r, nil
@@ -49,9 +52,21 @@ func (r *Redis) loop() {
 	}
 }
 
-// Publish sends payload to every instance (this one included, through Redis).
+// publishTimeout bounds one PUBLISH: callers must never wait on a dead Redis.
+const publishTimeout = time.Second
+
+// Publish sends payload to every instance (this one included, through
+// Redis). While Redis is unreachable it fails at once with ErrUnavailable
+// (circuit breaker), except for one probe per back-off period.
 func (r *Redis) Publish(ctx context.Context, topic string, payload []byte) error {
-	if err := r.client.Publish(ctx, r.prefix+topic, payload).Err(); err != nil {
+	if !r.brk.allow() {
+		return fmt.Errorf("publish %s: %w", topic, ErrUnavailable)
+	}
+	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	err := r.client.Publish(ctx, r.prefix+topic, payload).Err()
+	r.brk.result(err)
+	if err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
 	}
 	return nil
@@ -89,7 +104,9 @@ func (r *Redis) Subscribe(topic string) (<-chan []byte, func()) {
 func (r *Redis) Healthy(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	if err := r.client.Ping(ctx).Err(); err != nil {
+	err := r.client.Ping(ctx).Err()
+	r.brk.result(err)
+	if err != nil {
 		return fmt.Errorf("redis bus unreachable: %w", err)
 	}
 	return nil
@@ -106,4 +123,15 @@ func (r *Redis) Close() error {
 		err = cerr
 	}
 	return err
+}
+
+var quietRedis sync.Once
+
+// debugLogger sends go-redis's own messages (a line per failed reconnect of
+// the subscription while Redis is down) to the process log at DEBUG: the
+// breaker logs an outage once.
+type debugLogger struct{}
+
+func (debugLogger) Printf(ctx context.Context, format string, v ...any) {
+	slog.DebugContext(ctx, "redis client: "+fmt.Sprintf(format, v...))
 }

@@ -60,14 +60,20 @@ func IsUnavailable(err error) bool {
 }
 
 // outage remembers whether the database is down, so that the loss and the
-// recovery are each logged once, however many requests and loops fail.
+// recovery are each logged once, however many requests and loops fail. The
+// database counts as back once calls have succeeded, without a failure in
+// between, for recoverAfter: a pool where some connections work and others
+// do not must not log a recovery and a new outage on every call.
 type outage struct {
 	isDown atomic.Bool // read on every call without the lock
 	mu     sync.Mutex
 	down   bool
 	since  time.Time
 	fails  int64
+	okFrom time.Time // first success since the last failure
 }
+
+const recoverAfter = time.Second
 
 // observe is called with the outcome of every database call made on ctx.
 func (o *outage) observe(ctx context.Context, err error) {
@@ -77,6 +83,7 @@ func (o *outage) observe(ctx context.Context, err error) {
 		}
 		o.mu.Lock()
 		o.fails++
+		o.okFrom = time.Time{}
 		if !o.down {
 			o.down, o.since = true, time.Now()
 			o.isDown.Store(true)
@@ -91,15 +98,23 @@ func (o *outage) observe(ctx context.Context, err error) {
 		return
 	}
 	o.mu.Lock()
+	now := time.Now()
 	if !o.down {
 		o.mu.Unlock()
 		return
 	}
+	if o.okFrom.IsZero() {
+		o.okFrom = now
+	}
+	if now.Sub(o.okFrom) < recoverAfter {
+		o.mu.Unlock()
+		return
+	}
 	since, fails := o.since, o.fails
-	o.down, o.fails = false, 0
+	o.down, o.fails, o.okFrom = false, 0, time.Time{}
 	o.isDown.Store(false)
 	o.mu.Unlock()
-	slog.Info("database reachable again", "outage", time.Since(since).Round(time.Millisecond).String(), "failedCalls", fails)
+	slog.Info("database reachable again", "outage", now.Sub(since).Round(time.Millisecond).String(), "failedCalls", fails)
 }
 
 // Down reports whether the last database call failed because the database

@@ -60,7 +60,9 @@ func checkRequestText(r *http.Request) error {
 			return fault.Validation("", "%s", "a query parameter name contains "+msg)
 		}
 		for _, v := range vals {
-			if msg := badText(v); msg != "" {
+			// badJSONText: filter and sort parameters carry JSON, whose
+			// \u0000 and lone surrogate escapes decode to bad text too.
+			if msg := badJSONText([]byte(v)); msg != "" {
 				return fault.Validation(key, "%s", "query parameter "+key+" contains "+msg)
 			}
 		}
