@@ -77,4 +77,3 @@ func TestTransportInvalidText(t *testing.T) {
 		})
 	})
 }
-
