@@ -93,6 +93,17 @@ func TestTransportLongRequests(t *testing.T) {
 			if list := admin.Do(t, "GET", f.pathf("/items/%v/attachments", it["id"]), nil).Expect(t, 200); strings.Contains(string(list.Raw), "a.txt") {
 				t.Fatalf("a refused upload was stored: %s", list.Raw)
 			}
+			// the same for library files
+			lib := admin.Do(t, "POST", "/libraries", map[string]any{"nodeId": f.nodeID, "title": "Docs", "slug": "docs"}).Expect(t, 201).Map(t)
+			files := "/libraries/" + lib["id"].(string) + "/files"
+			for _, b := range []string{body, invalid} {
+				req, _ = http.NewRequest("POST", s.URL+"/api/v1"+files, strings.NewReader(b))
+				req.Header.Set("Content-Type", "multipart/form-data; boundary=XyZ")
+				admin.Send(t, req).Expect(t, 400, "VALIDATION_ERROR")
+			}
+			if list := admin.Do(t, "GET", files, nil).Expect(t, 200); strings.Contains(string(list.Raw), "a.txt") {
+				t.Fatalf("a refused library upload was stored: %s", list.Raw)
+			}
 		})
 
 		t.Run("a body sent one byte every 3 s is cut off", func(t *testing.T) {

@@ -99,7 +99,13 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 			part.Close()
 			continue
 		}
-		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), part)
+		if err := web.CheckText("file", part.FileName()); err != nil {
+			part.Close()
+			web.WriteError(w, r, err)
+			return
+		}
+		// ClientReader: a body cut short (no closing boundary) is the client's fault, 400.
+		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(part))
 		part.Close()
 		if err != nil {
 			web.WriteError(w, r, err)
