@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"coreportal/internal/store"
 )
 
 // Entry is one application log record.
@@ -215,7 +217,8 @@ func (t *Tee) Run(ctx context.Context, write func(ctx context.Context, batch []E
 		cancel()
 		if err != nil {
 			t.failed.Add(int64(len(batch)))
-			slog.ErrorContext(quiet, "application log: batch not written", "category", "applog", "records", len(batch), "err", err)
+			// a database outage is logged once by the store, not every 250 ms here
+			store.LogLoopError(quiet, "application log: batch not written", err, "category", "applog", "records", len(batch))
 		} else {
 			t.written.Add(int64(len(batch)))
 		}

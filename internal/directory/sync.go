@@ -71,9 +71,16 @@ type SyncResult struct {
 	Truncated         bool        `json:"truncated" doc:"syncLimit cut the user pass short: nobody was deactivated"`
 	GroupsTruncated   bool        `json:"groupsTruncated"`
 	DurationMs        int64       `json:"durationMs"`
+	// stopped is set when an entry failed because the database was lost or
+	// the run was cancelled: not the entry's fault, so the run must fail as a
+	// whole (and deactivate nobody) rather than report a partial pass.
+	stopped error
 }
 
 func (r *SyncResult) fail(what string, err error) {
+	if r.stopped == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || store.IsUnavailable(err)) {
+		r.stopped = err
+	}
 	r.Errors++
 	if len(r.ErrorMessages) < maxErrors {
 		r.ErrorMessages = append(r.ErrorMessages, what+": "+detail(err))
@@ -129,6 +136,9 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 		return nil, fmt.Errorf("directory sync: user pass: %w", describe(c, err))
 	}
 	s.syncUsers(ctx, c, batch, res, seen)
+	if res.stopped != nil {
+		return nil, fmt.Errorf("directory sync stopped, nobody deactivated: %w", res.stopped)
+	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		var err error
 		res.Users.Managers, err = s.users.ResolveDirectoryManagers(ctx)
@@ -261,6 +271,9 @@ func (r *SyncResult) add(part *SyncResult) {
 	r.Photos.Written += part.Photos.Written
 	r.Photos.Removed += part.Photos.Removed
 	r.Errors += part.Errors
+	if r.stopped == nil {
+		r.stopped = part.stopped
+	}
 	for _, m := range part.ErrorMessages {
 		if len(r.ErrorMessages) < maxErrors {
 			r.ErrorMessages = append(r.ErrorMessages, m)

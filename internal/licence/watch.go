@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"time"
+
+	"coreportal/internal/store"
 )
 
 // Watch refreshes the status every interval until ctx ends, and logs it: once
@@ -20,9 +22,7 @@ func (s *Service) Watch(ctx context.Context, every time.Duration) {
 		case <-t.C:
 			st, err := s.Refresh(ctx)
 			if err != nil {
-				if ctx.Err() == nil {
-					slog.ErrorContext(ctx, "licence refresh", "err", err)
-				}
+				store.LogLoopError(ctx, "licence refresh", err)
 				continue
 			}
 			s.logStatus(ctx, st, false)

@@ -124,12 +124,12 @@ func (db *DB) Down() bool { return db.outage.isDown.Load() }
 // LogLoopError logs a failed pass of a background loop at ERROR, except when
 // ctx has ended or the database is unreachable: the store logs an outage
 // once when it starts and once when it ends, not on every pass of every loop.
-func LogLoopError(ctx context.Context, msg string, err error) {
+func LogLoopError(ctx context.Context, msg string, err error, args ...any) {
 	switch {
 	case err == nil || ctx.Err() != nil:
 	case IsUnavailable(err):
-		slog.DebugContext(ctx, msg, "err", err)
+		slog.DebugContext(ctx, msg, append(args, "err", err)...)
 	default:
-		slog.ErrorContext(ctx, msg, "err", err)
+		slog.ErrorContext(ctx, msg, append(args, "err", err)...)
 	}
 }
