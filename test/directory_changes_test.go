@@ -155,6 +155,23 @@ func TestDirectoryChanges(t *testing.T) {
 				t.Fatalf("user created by domain sign-in %v", sess.User)
 			}
 
+			// a local account is never taken over by a directory entry of the same login
+			local, localID := s.CreateUser(t, "localann", false)
+			add = ldap.NewAddRequest("uid=localann,ou=people,"+slapdtest.Suffix, nil)
+			for k, v := range map[string][]string{"objectClass": {"inetOrgPerson"}, "uid": {"localann"}, "cn": {"Impostor"}, "sn": {"I"}, "userPassword": {"pw-impostor"}} {
+				add.Attribute(k, v)
+			}
+			if err := conn.Add(add); err != nil {
+				t.Fatal(err)
+			}
+			s.Anon().Do(t, "POST", "/auth/login", map[string]any{"login": "localann", "password": "pw-impostor", "authType": "domain"}).Expect(t, 401, "UNAUTHORIZED")
+			if r = resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Errors != 1 || !strings.Contains(strings.Join(r.ErrorMessages, " "), "local account") {
+				t.Fatalf("sync over a local login %+v", r)
+			}
+			if me := local.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t); me["id"] != localID || me["auth_source"] != "local" || me["display_name"] == "Impostor" {
+				t.Fatalf("local account changed by the directory: %v", me)
+			}
+
 			// the directory goes down
 			d.Stop()
 			s.Anon().Do(t, "POST", "/auth/login", login).Expect(t, 503, "UNAVAILABLE")

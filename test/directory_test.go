@@ -3,9 +3,11 @@ package test
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"coreportal/internal/directory/slapdtest"
 	"coreportal/test/kit"
@@ -133,6 +135,24 @@ func TestDirectory(t *testing.T) {
 			if st := admin.Do(t, "GET", "/admin/settings/ldap-status", nil).Expect(t, 200).Map(t); st["connected"] != false || !strings.Contains(st["error"].(string), "not trusted") {
 				t.Fatalf("StartTLS with an unknown CA: %v", st)
 			}
+			admin.Do(t, "PUT", "/admin/settings/ldap", ldapConnection(d)).Expect(t, 200)
+		})
+		t.Run("timeout", func(t *testing.T) {
+			// a server that accepts connections and never answers
+			silent, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer silent.Close()
+			body := ldapConnection(d)
+			body["url"], body["connectTimeoutMs"] = "ldap://"+silent.Addr().String(), 300
+			admin.Do(t, "PUT", "/admin/settings/ldap", body).Expect(t, 200)
+			start := time.Now()
+			st := admin.Do(t, "GET", "/admin/settings/ldap-status", nil).Expect(t, 200).Map(t)
+			if st["connected"] != false || !strings.Contains(st["error"].(string), "did not answer within 300 ms") || time.Since(start) > 3*time.Second {
+				t.Fatalf("status of a silent server after %v: %v", time.Since(start), st)
+			}
+			s.Anon().Do(t, "POST", "/auth/login", map[string]any{"login": "user0001", "password": "x", "authType": "domain"}).Expect(t, 503, "UNAVAILABLE")
 			admin.Do(t, "PUT", "/admin/settings/ldap", ldapConnection(d)).Expect(t, 200)
 		})
 		t.Run("sync settings", func(t *testing.T) {
