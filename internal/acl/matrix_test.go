@@ -123,6 +123,9 @@ func TestPermissionMatrix(t *testing.T) {
 			if err := f.e.Require(f.ctx, stranger, acl.Ref{Type: other, ID: target.ID}, acl.View); !fault.Is(err, fault.CodeNotFound) {
 				t.Fatalf("%s as %s: got %v", typ, other, err)
 			}
+			if _, err := perms.List(f.ctx, &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}, acl.Target{ResourceType: string(other), ResourceID: target.ID}); !fault.Is(err, fault.CodeNotFound) {
+				t.Fatalf("records of %s read as %s: got %v", typ, other, err)
+			}
 			admin := &auth.Principal{UserID: uuid.NewString(), IsAdmin: true}
 			if _, err := perms.Upsert(f.ctx, admin, acl.Target{ResourceType: string(typ), ResourceID: target.ID}, acl.PrincipalUser, someone, "view"); err != nil {
 				t.Fatalf("%s: admin manage ACL: %v", typ, err)

@@ -107,6 +107,12 @@ func (s *Permissions) List(ctx context.Context, p *auth.Principal, t Target) ([]
 	if err != nil {
 		return nil, err
 	}
+	// a resource of another type is not this resource: 404, like checkManage
+	if ok, err := s.e.IsA(ctx, ref); err != nil {
+		return nil, err
+	} else if !ok {
+		return nil, fault.NotFound(string(ref.Type))
+	}
 	if err := s.e.Require(ctx, p, ref, Edit); err != nil {
 		return nil, err
 	}
