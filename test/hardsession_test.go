@@ -392,5 +392,32 @@ func TestHardSessionRecycleBinVisibility(t *testing.T) {
 		f.admin.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 200)
 		f.admin.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 200)
 		editor.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403) // back with its own permissions
+
+		t.Run("library files with their own permissions", func(t *testing.T) {
+			lf := newLibFixture(t, s, "binlib")
+			grant(t, s, "node", lf.nodeID, "user", editorID, "delete")
+			open := lf.put(t, lf.admin, "", "open.txt", []byte("open"), 201)
+			secret := lf.put(t, lf.admin, "", "salaries.xlsx", []byte("secret"), 201)
+			lf.admin.Do(t, "PATCH", lf.path("/files/%d/permission-settings", num(secret)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+			var recs []map[string]any
+			lf.admin.Do(t, "GET", "/permissions?resourceType=file&resourceId="+secret["guid"].(string), nil).Expect(t, 200).Into(t, &recs)
+			for _, r := range recs {
+				if r["principalId"] == editorID {
+					lf.admin.Do(t, "DELETE", "/permissions/"+r["id"].(string), nil).Expect(t, 200)
+				}
+			}
+			for _, fl := range []map[string]any{open, secret} {
+				lf.admin.Do(t, "DELETE", lf.path("/files/%d", num(fl)), nil).Expect(t, 200)
+			}
+			r := editor.Do(t, "GET", "/nodes/"+lf.nodeID+"/recycle-bin", nil).Expect(t, 200)
+			var es []map[string]any
+			r.Into(t, &es)
+			if r.Meta["total"].(float64) != 1 || len(es) != 1 || es[0]["title"] != "open.txt" {
+				t.Fatalf("editor sees %s", r.Raw)
+			}
+			if n := lf.admin.Do(t, "GET", "/nodes/"+lf.nodeID+"/recycle-bin", nil).Expect(t, 200).Meta["total"].(float64); n != 2 {
+				t.Fatalf("administrator sees %v entries", n)
+			}
+		})
 	})
 }
