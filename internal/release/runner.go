@@ -119,11 +119,10 @@ func (r *Runner) call(ctx context.Context, method, path string, body, out any) e
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
-		err := fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
 		if resp.StatusCode/100 == 4 {
-			err = errors.Join(errPermanent, err)
+			return permanent("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
 		}
-		return err
+		return fmt.Errorf("%s %s: HTTP %d: %s", method, path, resp.StatusCode, bytes.TrimSpace(raw))
 	}
 	if out == nil {
 		return nil
@@ -140,7 +139,7 @@ func (r *Runner) report(ctx context.Context, id, phase, msg string) {
 	deadline := time.Now().Add(r.cfg.HealthTimeout)
 	for {
 		err := r.call(ctx, http.MethodPatch, "/internal/upgrade-queue/"+id, UpdateProgress{Phase: phase, Message: msg}, nil)
-		if err == nil || errors.Is(err, errPermanent) || time.Now().After(deadline) || ctx.Err() != nil {
+		if err == nil || isPermanent(err) || time.Now().After(deadline) || ctx.Err() != nil {
 			if err != nil {
 				slog.Error("report update progress", "job", id, "phase", phase, "err", err)
 			}

@@ -40,7 +40,7 @@ func (r *Runner) download(ctx context.Context, o *Offer, staged string) ([]byte,
 			err = fmt.Errorf("the connection ended after %d of %d bytes", have, o.Size)
 		}
 		lastErr = err
-		if errors.Is(err, errPermanent) || ctx.Err() != nil {
+		if isPermanent(err) || ctx.Err() != nil {
 			break
 		}
 		slog.Warn("package download interrupted; resuming", "attempt", attempt, "have", have, "size", o.Size, "err", err)
@@ -55,13 +55,23 @@ func (r *Runner) download(ctx context.Context, o *Offer, staged string) ([]byte,
 	return h.Sum(nil), nil
 }
 
-var errPermanent = errors.New("permanent")
+// permanentError marks a failure that retrying cannot cure.
+type permanentError struct{ error }
+
+func (e permanentError) Unwrap() error { return e.error }
+
+func permanent(format string, args ...any) error { return permanentError{fmt.Errorf(format, args...)} }
+
+func isPermanent(err error) bool {
+	var p permanentError
+	return errors.As(err, &p)
+}
 
 // fetchFrom appends bytes from offset to w and returns how many it wrote.
 func (r *Runner) fetchFrom(ctx context.Context, o *Offer, offset int64, w io.Writer) (int64, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, o.DownloadURL, nil)
 	if err != nil {
-		return 0, fmt.Errorf("%w: bad downloadUrl: %v", errPermanent, err)
+		return 0, permanent("bad downloadUrl: %v", err)
 	}
 	if offset > 0 {
 		req.Header.Set("Range", fmt.Sprintf("bytes=%d-", offset))
@@ -76,14 +86,14 @@ func (r *Runner) fetchFrom(ctx context.Context, o *Offer, offset int64, w io.Wri
 	case offset > 0 && resp.StatusCode == http.StatusPartialContent:
 	case offset == 0 && resp.StatusCode == http.StatusOK:
 	case offset > 0 && resp.StatusCode == http.StatusOK:
-		return 0, fmt.Errorf("%w: the download site does not resume (HTTP 200 to a Range request)", errPermanent)
+		return 0, permanent("the download site does not resume (HTTP 200 to a Range request)")
 	default:
-		return 0, fmt.Errorf("%w: the download answered HTTP %d", errPermanent, resp.StatusCode)
+		return 0, permanent("the download answered HTTP %d", resp.StatusCode)
 	}
 	// one byte more than expected reveals an oversized body
 	n, err := io.Copy(w, io.LimitReader(resp.Body, o.Size-offset+1))
 	if offset+n > o.Size {
-		return n, fmt.Errorf("%w: the package is larger than the offered %d bytes", errPermanent, o.Size)
+		return n, permanent("the package is larger than the offered %d bytes", o.Size)
 	}
 	return n, err
 }
