@@ -12,11 +12,8 @@ import (
 // person is a directory user entry mapped to what the portal keeps.
 type person struct {
 	users.DirectoryEntry
-	photo     []byte
-	hasPhoto  bool // the photo attribute is synchronised (absent = remove)
-	rawLogin  string
-	dnRaw     string
-	memberDNs []string
+	photo    []byte
+	hasPhoto bool // the photo attribute is synchronised (absent = remove)
 }
 
 // userAttributes are the LDAP attributes read for people; withPhoto adds the
@@ -54,11 +51,10 @@ func (c Config) userAttributes(withPhoto bool) []string {
 // always read; the other catalog keys only when synchronised; custom
 // attributes always.
 func (c Config) toPerson(e *ldap.Entry) person {
-	p := person{dnRaw: e.DN}
+	var p person
 	p.DN = normDN(e.DN)
 	p.ExternalID = externalID(c, e)
-	p.rawLogin = e.GetEqualFoldAttributeValue(c.loginAttr())
-	p.Login = p.rawLogin
+	p.Login = e.GetEqualFoldAttributeValue(c.loginAttr())
 	p.DisplayName = e.GetEqualFoldAttributeValue(c.attr("displayName"))
 	if p.DisplayName == "" {
 		p.DisplayName = e.GetEqualFoldAttributeValue("cn")
