@@ -10,27 +10,22 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"coreportal/bench/benchkit"
 )
 
 func main() {
@@ -44,7 +39,7 @@ func main() {
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "authme")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "coreportal")
 	if *prebuilt != "" {
@@ -52,21 +47,21 @@ func main() {
 	} else {
 		build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		must(build.Run())
+		benchkit.Must(build.Run())
 	}
 
 	dbURL := ""
 	if *dbFlag != "sqlite" {
 		var drop func()
-		dbURL, drop = freshDB(*dbFlag)
+		dbURL, drop = benchkit.FreshDB(*dbFlag, "bench_authme")
 		defer drop()
 	}
-	addr, pprofAddr := freePort(), freePort()
+	addr, pprofAddr := benchkit.FreePort(), benchkit.FreePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG="+strconv.FormatBool(*accessLog), "CORE_LOG_LEVEL=warn", "CORE_PPROF_ADDR="+pprofAddr)
 	start := time.Now()
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
 	defer stop()
 	base := "http://" + addr
@@ -87,12 +82,12 @@ func main() {
 
 	body, _ := json.Marshal(map[string]string{"login": "admin", "password": "bench-password-1"})
 	resp, err := http.Post(base+"/api/v1/auth/login", "application/json", bytes.NewReader(body))
-	must(err)
+	benchkit.Must(err)
 	var login struct{ Data struct{ Token string } }
-	must(json.NewDecoder(resp.Body).Decode(&login))
+	benchkit.Must(json.NewDecoder(resp.Body).Decode(&login))
 	resp.Body.Close()
 	time.Sleep(500 * time.Millisecond)
-	idle := rssKB(cmd.Process.Pid, "VmRSS")
+	idle := benchkit.ProcKB(cmd.Process.Pid, "VmRSS")
 
 	tr := &http.Transport{MaxIdleConns: *clients, MaxIdleConnsPerHost: *clients, DisableCompression: true}
 	hc := &http.Client{Transport: tr}
@@ -135,7 +130,7 @@ func main() {
 		go profile("http://"+pprofAddr, *duration-time.Second, *cpuProfile)
 	}
 	time.Sleep(*duration - 50*time.Millisecond)
-	loaded := rssKB(cmd.Process.Pid, "VmRSS")
+	loaded := benchkit.ProcKB(cmd.Process.Pid, "VmRSS")
 	wg.Wait()
 	elapsed := time.Since(t0)
 
@@ -157,7 +152,7 @@ func main() {
 	fmt.Printf("database=%s clients=%d duration=%s\n", db, *clients, elapsed.Round(time.Millisecond))
 	fmt.Printf("startup=%s requests=%d errors=%d rps=%.0f p50=%s p99=%s\n", startup.Round(time.Millisecond), len(all), errors.Load(),
 		float64(len(all))/elapsed.Seconds(), pct(0.50), pct(0.99))
-	fmt.Printf("rss_idle=%.1fMB rss_loaded=%.1fMB rss_peak=%.1fMB\n", float64(idle)/1024, float64(loaded)/1024, float64(rssKB(cmd.Process.Pid, "VmHWM"))/1024)
+	fmt.Printf("rss_idle=%.1fMB rss_loaded=%.1fMB rss_peak=%.1fMB\n", float64(idle)/1024, float64(loaded)/1024, float64(benchkit.ProcKB(cmd.Process.Pid, "VmHWM"))/1024)
 }
 
 func profile(base string, d time.Duration, path string) {
@@ -168,51 +163,7 @@ func profile(base string, d time.Duration, path string) {
 	}
 	defer resp.Body.Close()
 	f, err := os.Create(path)
-	must(err)
+	benchkit.Must(err)
 	defer f.Close()
 	_, _ = io.Copy(f, resp.Body)
-}
-
-func rssKB(pid int, field string) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
-		}
-	}
-	return 0
-}
-
-// freshDB creates a database for the run and returns its URL and a function
-// that drops it (called after the server has stopped).
-func freshDB(admin string) (string, func()) {
-	db, err := sql.Open("pgx", admin)
-	must(err)
-	name := fmt.Sprintf("bench_authme_%d", rand.Uint32())
-	_, err = db.Exec("CREATE DATABASE " + name)
-	must(err)
-	u, err := url.Parse(admin)
-	must(err)
-	u.Path = "/" + name
-	return u.String(), func() {
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		db.Close()
-	}
-}
-
-func freePort() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

@@ -11,27 +11,23 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	_ "github.com/jackc/pgx/v5/stdlib"
 
+	"coreportal/bench/benchkit"
 	"coreportal/internal/acl"
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
@@ -53,29 +49,29 @@ func main() {
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "bench-surveys")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "coreportal")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	must(build.Run())
+	benchkit.Must(build.Run())
 
 	dbURL := ""
 	if *dbFlag != "sqlite" {
 		var drop func()
-		dbURL, drop = freshDB(*dbFlag)
+		dbURL, drop = benchkit.FreshDB(*dbFlag, "bench_surveys")
 		defer drop()
 	}
 	dataDir := filepath.Join(dir, "data")
-	addr := freePort()
+	addr := benchkit.FreePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+dataDir, "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn")
 	cmd.Stderr = os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	c := &client{base: "http://" + addr + "/api/v1"}
-	waitHealth("http://" + addr)
+	benchkit.WaitHealth("http://" + addr)
 	c.token = c.call("POST", "/auth/login", map[string]any{"login": "admin", "password": "bench-password-1"})["token"].(string)
 
 	// 30 users to choose in user questions
@@ -96,7 +92,7 @@ func main() {
 	// seed through the surveys service, in this process, on the same database
 	ctx := context.Background()
 	db, err := store.Open(ctx, dbURL, filepath.Join(dataDir, "core.db"))
-	must(err)
+	benchkit.Must(err)
 	svc := service(db, dataDir, names)
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -106,7 +102,7 @@ func main() {
 		for i := range rs {
 			rs[i] = surveys.SeedResponse{RespondentID: uuid.NewString(), Name: fmt.Sprintf("Respondent %d", done+i+1), Answers: answers(rng, userIDs)}
 		}
-		must(svc.SeedResponses(ctx, id, rs))
+		benchkit.Must(svc.SeedResponses(ctx, id, rs))
 		done += k
 		if done%20000 == 0 || done == *n {
 			log.Printf("seeded %d responses (%.0f/s)", done, float64(done)/time.Since(start).Seconds())
@@ -116,11 +112,11 @@ func main() {
 	if db.Dialect == store.Postgres {
 		for _, t := range []string{"survey_answers", "survey_responses", "survey_counts", "survey_respondents"} {
 			_, err = db.W(ctx).ExecContext(ctx, "VACUUM ANALYZE "+t)
-			must(err)
+			benchkit.Must(err)
 		}
 	} else {
 		_, err = db.W(ctx).ExecContext(ctx, "ANALYZE")
-		must(err)
+		benchkit.Must(err)
 	}
 	db.Close()
 
@@ -149,23 +145,23 @@ func main() {
 	// (shared page cache, not the service's own memory)
 	pid := cmd.Process.Pid
 	_ = os.WriteFile("/proc/"+strconv.Itoa(pid)+"/clear_refs", []byte("5"), 0) // reset the peak (VmHWM)
-	rssBefore, anonBefore := procKB(pid, "VmRSS"), procKB(pid, "RssAnon")
-	cpuBefore := cpuTicks(pid)
+	rssBefore, anonBefore := benchkit.ProcKB(pid, "VmRSS"), benchkit.ProcKB(pid, "RssAnon")
+	cpuBefore := benchkit.CPUTicks(pid)
 	anonPeak := anonBefore
 	t0 = time.Now()
 	ex := c.call("POST", "/surveys/"+id+"/export", nil)
 	var st map[string]any
 	for {
 		st = c.call("GET", "/surveys/"+id+"/export/"+ex["id"].(string), nil)
-		anonPeak = max(anonPeak, procKB(pid, "RssAnon"))
+		anonPeak = max(anonPeak, benchkit.ProcKB(pid, "RssAnon"))
 		if st["status"] == "done" || st["status"] == "failed" {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	exportTime := time.Since(t0)
-	exportCPU := float64(cpuTicks(pid)-cpuBefore) / 100 // USER_HZ
-	peak := procKB(pid, "VmHWM")
+	exportCPU := float64(benchkit.CPUTicks(pid)-cpuBefore) / 100 // USER_HZ
+	peak := benchkit.ProcKB(pid, "VmHWM")
 	if st["status"] != "done" {
 		log.Fatalf("export %v", st)
 	}
@@ -258,7 +254,7 @@ func service(db *store.DB, dataDir string, names map[string]string) *surveys.Ser
 	engine := acl.New(db, b)
 	n := nodes.New(db, engine)
 	blobs, err := blob.NewLocal(filepath.Join(dataDir, "blobs"))
-	must(err)
+	benchkit.Must(err)
 	return surveys.New(surveys.Deps{DB: db, ACL: engine, Nodes: n, Menu: menu.New(db, engine, n, routes.New(n, engine)),
 		Bin: recyclebin.New(db, engine), Jobs: jobs.New(db), Blobs: blobs, Secret: []byte("bench"),
 		UserName: func(_ context.Context, id string) (string, error) {
@@ -285,7 +281,7 @@ func (c *client) call(method, path string, body any) map[string]any {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
@@ -294,7 +290,7 @@ func (c *client) call(method, path string, body any) map[string]any {
 	var env struct {
 		Data map[string]any `json:"data"`
 	}
-	must(json.Unmarshal(raw, &env))
+	benchkit.Must(json.Unmarshal(raw, &env))
 	return env.Data
 }
 
@@ -302,80 +298,12 @@ func (c *client) download(path string) int64 {
 	req, _ := http.NewRequest("GET", c.base+path, nil)
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		log.Fatalf("download: %d", resp.StatusCode)
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
-	must(err)
+	benchkit.Must(err)
 	return n
-}
-
-func waitHealth(base string) {
-	for range 600 {
-		resp, err := http.Get(base + "/health")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	log.Fatal("server not ready")
-}
-
-func procKB(pid int, field string) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			v, _ := strconv.Atoi(strings.Fields(line)[1])
-			return v
-		}
-	}
-	return 0
-}
-
-// cpuTicks is utime+stime of a process in clock ticks.
-func cpuTicks(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	u, _ := strconv.Atoi(f[11])
-	st, _ := strconv.Atoi(f[12])
-	return u + st
-}
-
-func freshDB(admin string) (string, func()) {
-	db, err := sql.Open("pgx", admin)
-	must(err)
-	name := fmt.Sprintf("bench_surveys_%d", rand.Uint32())
-	_, err = db.Exec("CREATE DATABASE " + name)
-	must(err)
-	u, err := url.Parse(admin)
-	must(err)
-	u.Path = "/" + name
-	return u.String(), func() {
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		db.Close()
-	}
-}
-
-func freePort() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

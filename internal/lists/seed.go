@@ -61,21 +61,15 @@ func (s *Store) insertItems(ctx context.Context, l *List, rows []*row) error {
 	per := max(1, 30000/len(cols)) // stay below parameter limits
 	for start := 0; start < len(rows); start += per {
 		end := min(start+per, len(rows))
-		var sb strings.Builder
-		sb.WriteString("INSERT INTO " + safeIdent(l.Table) + " (" + strings.Join(cols, ", ") + ") VALUES ")
+		q := "INSERT INTO " + safeIdent(l.Table) + " (" + strings.Join(cols, ", ") + ") VALUES " + store.Tuples(end-start, len(cols))
 		args := make([]any, 0, (end-start)*len(cols))
-		ph := "(" + store.Placeholders(len(cols)) + ")"
-		for i, r := range rows[start:end] {
-			if i > 0 {
-				sb.WriteString(", ")
-			}
-			sb.WriteString(ph)
+		for _, r := range rows[start:end] {
 			args = append(args, r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits, r.Search)
 			for _, k := range keys {
 				args = append(args, r.Cells[k])
 			}
 		}
-		if _, err := s.db.W(ctx).ExecContext(ctx, sb.String(), args...); err != nil {
+		if _, err := s.db.W(ctx).ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("insert items: %w", err)
 		}
 	}

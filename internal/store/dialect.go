@@ -66,6 +66,16 @@ func Placeholders(n int) string {
 	return strings.Repeat("?, ", n-1) + "?"
 }
 
+// Tuples returns "(?, ?), (?, ?)" for a multi-row VALUES list of rows rows
+// of width values each.
+func Tuples(rows, width int) string {
+	if rows <= 0 {
+		return ""
+	}
+	one := "(" + Placeholders(width) + ")"
+	return strings.Repeat(one+", ", rows-1) + one
+}
+
 // Like escapes a user value for use in `LIKE ? ESCAPE '\'`, wrapped in %…%.
 func Like(v string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -180,3 +180,14 @@ func TestParallelQueryDefault(t *testing.T) {
 		t.Fatalf("ALTER DATABASE: %s, want 3", got)
 	}
 }
+
+func TestTuples(t *testing.T) {
+	for _, c := range []struct {
+		rows, width int
+		want        string
+	}{{0, 2, ""}, {1, 1, "(?)"}, {1, 3, "(?, ?, ?)"}, {2, 2, "(?, ?), (?, ?)"}} {
+		if got := store.Tuples(c.rows, c.width); got != c.want {
+			t.Fatalf("Tuples(%d, %d) = %q, want %q", c.rows, c.width, got, c.want)
+		}
+	}
+}

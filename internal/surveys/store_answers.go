@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"coreportal/internal/store"
@@ -48,7 +47,7 @@ func (st *Store) insertRespondents(ctx context.Context, surveyID string, keys []
 		for _, k := range part {
 			args = append(args, surveyID, k)
 		}
-		if _, err := st.db.W(ctx).ExecContext(ctx, `INSERT INTO survey_respondents (survey_id, key) VALUES `+tuples(len(part), 2), args...); err != nil {
+		if _, err := st.db.W(ctx).ExecContext(ctx, `INSERT INTO survey_respondents (survey_id, key) VALUES `+store.Tuples(len(part), 2), args...); err != nil {
 			return fmt.Errorf("record respondents: %w", st.db.Translate(err))
 		}
 	}
@@ -80,7 +79,7 @@ func (st *Store) insertResponses(ctx context.Context, surveyID string, rs []resp
 		for _, r := range part {
 			args = append(args, surveyID, r.Seq, nullable(r.Respondent), nullable(r.Name), r.At)
 		}
-		q := `INSERT INTO survey_responses (survey_id, seq, respondent_id, respondent_name, submitted_at) VALUES ` + tuples(len(part), 5)
+		q := `INSERT INTO survey_responses (survey_id, seq, respondent_id, respondent_name, submitted_at) VALUES ` + store.Tuples(len(part), 5)
 		if _, err := st.db.W(ctx).ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("insert responses: %w", st.db.Translate(err))
 		}
@@ -92,7 +91,7 @@ func (st *Store) insertResponses(ctx context.Context, surveyID string, rs []resp
 		if rows == 0 {
 			return nil
 		}
-		q := `INSERT INTO survey_answers (survey_id, seq, question_id, pos, option_id, text_val, num, date_val, user_id, display) VALUES ` + tuples(rows, 10)
+		q := `INSERT INTO survey_answers (survey_id, seq, question_id, pos, option_id, text_val, num, date_val, user_id, display) VALUES ` + store.Tuples(rows, 10)
 		if _, err := st.db.W(ctx).ExecContext(ctx, q, batch...); err != nil {
 			return fmt.Errorf("insert answers: %w", st.db.Translate(err))
 		}
@@ -174,7 +173,7 @@ func (st *Store) addCounts(ctx context.Context, surveyID string, counts map[coun
 			c := counts[k]
 			args = append(args, surveyID, k.question, k.kind, k.key, c.n, c.total, c.label)
 		}
-		q := `INSERT INTO survey_counts (survey_id, question_id, kind, key, n, total, label) VALUES ` + tuples(len(part), 7) + `
+		q := `INSERT INTO survey_counts (survey_id, question_id, kind, key, n, total, label) VALUES ` + store.Tuples(len(part), 7) + `
 			ON CONFLICT (survey_id, question_id, kind, key) DO UPDATE SET n = survey_counts.n + excluded.n,
 			total = survey_counts.total + excluded.total,
 			label = CASE WHEN excluded.label = '' THEN survey_counts.label ELSE excluded.label END`
@@ -183,12 +182,6 @@ func (st *Store) addCounts(ctx context.Context, surveyID string, counts map[coun
 		}
 	}
 	return nil
-}
-
-// tuples is "(?, ?), (?, ?)" for rows rows of width values.
-func tuples(rows, width int) string {
-	one := "(" + store.Placeholders(width) + ")"
-	return strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
 }
 
 // storedResponse is a response read back with its answer rows.
