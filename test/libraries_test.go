@@ -3,12 +3,15 @@ package test
 import (
 	"bytes"
 	"io/fs"
+	"os"
 	"net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
+	"coreportal/internal/blob/blobtest"
 	"coreportal/test/kit"
 )
 
@@ -24,6 +27,30 @@ func TestLibraries(t *testing.T) {
 		t.Run("rights", func(t *testing.T) { testLibraryRights(t, s) })
 		t.Run("lookups", func(t *testing.T) { testLibraryLookups(t, s) })
 	}, "CORE_MAX_UPLOAD_MB=1")
+}
+
+// TestLibrariesS3 runs the rules that touch bytes with the blobs on an
+// S3-compatible server on loopback (gofakes3 in the test process).
+func TestLibrariesS3(t *testing.T) {
+	srv := blobtest.StartS3(t)
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		blobCounters.Store(s, func(t *testing.T) int {
+			n := 0
+			for _, k := range srv.Keys(t) {
+				if strings.HasPrefix(k, "libraries/") {
+					n++
+				}
+			}
+			return n
+		})
+		t.Run("files", func(t *testing.T) { testLibraryFiles(t, s) })
+		t.Run("download", func(t *testing.T) { testLibraryDownload(t, s) })
+		t.Run("versions", func(t *testing.T) { testLibraryVersions(t, s) })
+		t.Run("recycle", func(t *testing.T) { testLibraryRecycle(t, s) })
+		if ents, _ := os.ReadDir(filepath.Join(s.DataDir, "blobs", "libraries")); len(ents) != 0 {
+			t.Fatalf("library blobs written to the local folder: %v", ents)
+		}
+	}, append(srv.Env(), "CORE_MAX_UPLOAD_MB=1")...)
 }
 
 func testLibraryRecords(t *testing.T, s *kit.Server) {
@@ -121,8 +148,15 @@ func testLibraryFiles(t *testing.T, s *kit.Server) {
 	f.upload(t, a, "", "exact.bin", "", bytes.Repeat([]byte("z"), 1<<20)).Expect(t, 201)
 }
 
+// blobCounters counts the library blobs of servers whose blobs are not in
+// the local folder (TestLibrariesS3 registers its bucket).
+var blobCounters sync.Map // *kit.Server -> func(*testing.T) int
+
 // blobCount counts the stored blobs of libraries.
 func blobCount(t *testing.T, s *kit.Server) int {
+	if fn, ok := blobCounters.Load(s); ok {
+		return fn.(func(*testing.T) int)(t)
+	}
 	n := 0
 	_ = filepath.WalkDir(filepath.Join(s.DataDir, "blobs", "libraries"), func(_ string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {

@@ -13,6 +13,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/rand"
 	"database/sql"
@@ -46,6 +47,7 @@ func main() {
 	files := flag.Int("files", 100_000, "files in the listed folder")
 	requests := flag.Int("requests", 300, "listing requests per caller")
 	prebuilt := flag.String("bin", "", "use this coreportal binary instead of building ./cmd/coreportal")
+	useS3 := flag.Bool("s3", false, "store blobs on S3: the in-memory S3 server of bench/blob (-serve-s3) in a child process")
 	keep := flag.Bool("keep", false, "keep the PostgreSQL database (its URL is printed) for inspection")
 	flag.Parse()
 
@@ -71,12 +73,18 @@ func main() {
 		}
 		dbName = "postgres"
 	}
+	blobURL, storeName := "", "local folder"
+	if *useS3 {
+		endpoint, stop := startS3(dir)
+		defer stop()
+		blobURL, storeName = "s3://bench?endpoint="+url.QueryEscape(endpoint)+"&region=us-east-1", "S3 (gofakes3 child process)"
+	}
 	dataDir := filepath.Join(dir, "data")
 	addr := freePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+dataDir, "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn",
-		"CORE_MAX_UPLOAD_MB="+strconv.Itoa(*sizeMB+16))
+		"CORE_MAX_UPLOAD_MB="+strconv.Itoa(*sizeMB+16), "CORE_BLOB_URL="+blobURL, "AWS_ACCESS_KEY_ID=bench-access", "AWS_SECRET_ACCESS_KEY=bench-secret")
 	cmd.Stderr = os.Stderr
 	must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
@@ -86,7 +94,7 @@ func main() {
 	node := c.json("POST", "/nodes", map[string]any{"slug": "bench", "title": "Bench"})["id"].(string)
 	lib := c.json("POST", "/libraries", map[string]any{"nodeId": node, "title": "Bench", "slug": "bench"})["id"].(string)
 	pid := cmd.Process.Pid
-	fmt.Printf("database %s, server pid %d\n", dbName, pid)
+	fmt.Printf("database %s, blobs on %s, server pid %d\n", dbName, storeName, pid)
 	if *mode == "transfer" || *mode == "all" {
 		transfer(c, pid, lib, int64(*sizeMB)<<20)
 	}
@@ -264,6 +272,24 @@ func seed(dbName, dbURL, sqlitePath, lib string, folderNo int64, folderGUID stri
 		_, err = db.Exec("ANALYZE")
 	}
 	must(err)
+}
+
+// startS3 runs bench/blob's in-memory S3 server (bucket "bench") and returns its endpoint.
+func startS3(dir string) (string, func()) {
+	bin := filepath.Join(dir, "s3server")
+	build := exec.Command("go", "build", "-o", bin, "./bench/blob")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	must(build.Run())
+	cmd := exec.Command(bin, "-serve-s3")
+	stdin, err := cmd.StdinPipe()
+	must(err)
+	out, err := cmd.StdoutPipe()
+	must(err)
+	cmd.Stderr = os.Stderr
+	must(cmd.Start())
+	line, err := bufio.NewReader(out).ReadString('\n')
+	must(err)
+	return strings.TrimSpace(line), func() { stdin.Close(); _ = cmd.Wait() }
 }
 
 type client struct {
