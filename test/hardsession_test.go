@@ -212,6 +212,10 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 					return bearer(bb, t1).Do(t, "GET", "/auth/me", nil).Status == 401
 				})
 				bearer(bb, t2).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+				eventually(t, 5*time.Second, "the sign-out is in the audit log", func() bool {
+					r := adm.Do(t, "GET", "/admin/audit?action=auth.sign_out&actor=owner", nil).Expect(t, 200)
+					return r.Meta["total"].(float64) >= 1
+				})
 				// sign-out through the session cookie
 				t3 := tokenOf(t, loginWith(t, bb, nil, "owner", "password-owner"))
 				req, _ := http.NewRequest("POST", bb.URL+"/api/v1/auth/logout", nil)

@@ -211,5 +211,10 @@ func (s *Service) Logout(ctx context.Context) error {
 	if p == nil || p.TokenID == "" || s.revoked == nil {
 		return nil
 	}
-	return s.revoked.Revoke(ctx, p.TokenID, p.ExpiresAt)
+	if err := s.revoked.Revoke(ctx, p.TokenID, p.ExpiresAt); err != nil {
+		return err
+	}
+	audit.Record(ctx, audit.Entry{Action: audit.SignOut, ResourceType: "user", ResourceID: p.UserID,
+		Actor: &audit.Actor{ID: p.UserID, Login: p.Login, Address: ClientFrom(ctx).Address}})
+	return nil
 }
