@@ -255,7 +255,7 @@ func getJSON(c *kit.Client, path string, out any) (int, bool) {
 // waitUpdateJob polls an update job through restarts until it ends.
 func waitUpdateJob(t *testing.T, c *kit.Client, id string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(150 * time.Second) // a restart on a busy machine included
 	var j map[string]any
 	for time.Now().Before(deadline) {
 		var cur map[string]any

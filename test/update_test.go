@@ -31,14 +31,27 @@ func TestUpdateRunner(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			bin := copyBinary(t, kit.Binary(t))
 			oldSHA := fileSHA(t, bin)
+			// on SQLite a RELEASE file beside the binary names the release; on
+			// PostgreSQL the database does (the assembly version until updated)
+			releaseFile := filepath.Join(filepath.Dir(bin), "RELEASE")
+			useFile := b.Name == "sqlite"
+			if useFile {
+				if err := os.WriteFile(releaseFile, []byte("1.0.0\n"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
 			dbURL, dataDir := b.DatabaseURL(t), t.TempDir()
 			env := append(vendorKeyEnv(), "CORE_VENDOR_URL="+vendor.URL, "CORE_UPDATE_RUNNER_TOKEN=runner-secret", "CORE_UPDATE_POLL=200ms",
-				"CORE_UPDATE_HEALTH_TIMEOUT=30s")
+				"CORE_UPDATE_HEALTH_TIMEOUT=60s")
 			s := kit.StartProcess(t, bin, dbURL, dataDir, []string{"update-runner", "--serve"}, env...)
 			admin := s.Admin(t)
 			oldVersion := serverVersion(t, admin)
 			if oldVersion == "2.0.0" {
 				t.Fatal("the first build already reports 2.0.0")
+			}
+			oldRelease := oldVersion
+			if useFile {
+				oldRelease = "1.0.0"
 			}
 			binding := admin.Do(t, "GET", "/admin/license", nil).Expect(t, 200).Map(t)["installBinding"].(string)
 			key := signLicence(t, binding, 30, nil)
@@ -72,7 +85,7 @@ func TestUpdateRunner(t *testing.T) {
 				t.Helper()
 				vendor.set(mode, "2.0.0", pkg)
 				j := admin.Do(t, "POST", "/admin/update/start", nil).Expect(t, 202).Map(t)
-				if j["status"] != "queued" || j["phase"] != "queued" || j["fromVersion"] == "" || j["toVersion"] != "2.0.0" || j["channel"] != "stable" {
+				if j["status"] != "queued" || j["phase"] != "queued" || j["fromVersion"] != oldRelease || j["toVersion"] != "2.0.0" || j["channel"] != "stable" {
 					t.Fatalf("queued job %v", j)
 				}
 				r := admin.Do(t, "POST", "/admin/update/start", nil)
@@ -113,10 +126,10 @@ func TestUpdateRunner(t *testing.T) {
 				}
 			}
 			if last := vendor.entitled[len(vendor.entitled)-1]; last.LicenseKey != key || last.InstallBinding != binding ||
-				last.Platform != testPlatform() || last.Channel != "stable" || last.CurrentVersion != oldVersion {
+				last.Platform != testPlatform() || last.Channel != "stable" || last.CurrentVersion != oldRelease {
 				t.Fatalf("entitle request %+v", last)
 			}
-			if rs := admin.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200).Map(t); rs["installedReleaseVersion"] != oldVersion {
+			if rs := admin.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200).Map(t); rs["installedReleaseVersion"] != oldRelease {
 				t.Fatalf("release after failures %v", rs)
 			}
 
@@ -138,8 +151,11 @@ func TestUpdateRunner(t *testing.T) {
 				t.Fatal("staged download left behind")
 			}
 			rs := admin.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200).Map(t)
-			if rs["installedReleaseVersion"] != "2.0.0" {
+			if rs["installedReleaseVersion"] != "2.0.0" || (rs["installedReleaseSource"] == "file") != useFile {
 				t.Fatalf("release after update %v", rs)
+			}
+			if b, _ := os.ReadFile(releaseFile); useFile && strings.TrimSpace(string(b)) != "2.0.0" {
+				t.Fatalf("RELEASE file after update: %q", b)
 			}
 			runner := admin.Do(t, "GET", "/admin/update/runner", nil).Expect(t, 200).Map(t)
 			if lj := runner["latestJob"].(map[string]any); lj["id"] != j["id"] || lj["status"] != "succeeded" {
