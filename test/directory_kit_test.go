@@ -2,6 +2,8 @@ package test
 
 import (
 	"encoding/json"
+	"io"
+	"net"
 	"os"
 	"sync"
 	"testing"
@@ -178,4 +180,35 @@ func ldapAdmin(t *testing.T, d *slapdtest.Server) *ldap.Conn {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// cuttingProxy forwards TCP to target and drops each connection once it has
+// sent limit bytes towards the client: a directory lost in the middle of an
+// answer.
+func cuttingProxy(t *testing.T, target string, limit int64) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				up, err := net.Dial("tcp", target)
+				if err != nil {
+					return
+				}
+				defer up.Close()
+				go func() { _, _ = io.Copy(up, c) }()
+				_, _ = io.CopyN(c, up, limit)
+			}()
+		}
+	}()
+	return l.Addr().String()
 }

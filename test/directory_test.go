@@ -181,6 +181,21 @@ func TestDirectory(t *testing.T) {
 			}
 		})
 		t.Run("sync", func(t *testing.T) { testBigSync(t, s, admin) })
+		t.Run("directory lost during sync", func(t *testing.T) {
+			body := ldapConnection(d)
+			body["url"] = "ldap://" + cuttingProxy(t, strings.TrimPrefix(d.URL, "ldap://"), 250_000)
+			admin.Do(t, "PUT", "/admin/settings/ldap", body).Expect(t, 200)
+			job := runSync(t, admin, map[string]any{"deactivateMissing": true}, "failed")
+			if msg, _ := job["error"].(string); !strings.Contains(msg, "user pass") {
+				t.Fatalf("error of a sync cut short: %v", job["error"])
+			}
+			var active []map[string]any
+			admin.Do(t, "GET", "/admin/users?limit=1&q=user0999", nil).Expect(t, 200).Into(t, &active)
+			if len(active) != 1 || active[0]["is_active"] != true {
+				t.Fatalf("a sync cut short deactivated users: %v", active)
+			}
+			admin.Do(t, "PUT", "/admin/settings/ldap", ldapConnection(d)).Expect(t, 200)
+		})
 		t.Run("sign-in", func(t *testing.T) { testDomainSignIn(t, s, admin) })
 		t.Run("search", func(t *testing.T) {
 			var res struct {
