@@ -1,6 +1,7 @@
 package test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net/http"
@@ -139,6 +140,52 @@ func TestTransportLongRequests(t *testing.T) {
 						t.Fatal("the slow body still holds the connection after 40 s")
 					}
 					_, _ = c.Write([]byte(" "))
+				}
+			}
+		})
+
+		t.Run("live streams outlast the body grace", func(t *testing.T) {
+			t.Parallel()
+			it := f.create(t, admin, map[string]any{"title": "streamed"})
+			ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1"+f.pathf("/items/live?ids=%v", it["id"]), nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+admin.Token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Fatalf("stream: %d", resp.StatusCode)
+			}
+			data := make(chan string, 16)
+			go func() {
+				sc := bufio.NewScanner(resp.Body)
+				for sc.Scan() {
+					if strings.HasPrefix(sc.Text(), "data:") {
+						data <- sc.Text()
+					}
+				}
+				close(data)
+			}()
+			time.Sleep(12 * time.Second) // longer than CORE_BODY_GRACE
+			tick := time.NewTicker(300 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case l, ok := <-data:
+					if !ok {
+						t.Fatal("the stream ended")
+					}
+					if strings.Contains(l, "still live") {
+						return
+					}
+				case <-tick.C:
+					admin.Do(t, "PATCH", f.pathf("/items/%v", it["id"]), map[string]any{"fieldValues": map[string]any{"title": "still live"}}).Expect(t, 200)
+				case <-ctx.Done():
+					t.Fatal("no event after the grace period")
 				}
 			}
 		})

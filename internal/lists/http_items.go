@@ -20,7 +20,7 @@ func (h *Handler) registerItems(api huma.API) {
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/items", "createItem", "Create an item",
 		"Add on the list. fieldValues keys are field UUIDs or internal names (stored as UUIDs). Every required field must be set. Values of created_by and item_number are ignored. Validation errors name the field in details.field and list every failed cell in details.errors."), h.createItem)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/items/quick-edit", "quickEditItems", "Save several rows",
-		"View on the list; each update needs edit on its item, each create add on the list. Rows are independent: successful rows are saved, errors are reported per cell (fieldId) or per row (no fieldId), nothing is rolled back. At most 500 rows."), h.quickEdit)
+		"View on the list; each update needs edit on its item, each create add on the list. Rows are independent: successful rows are saved, errors are reported per cell (fieldId) or per row (no fieldId), nothing is rolled back. At most 500 rows. A request may run as long as its rows need. A row that could not be saved because the client went away reports the message \"cancelled: …\" (later rows are not tried), one refused because the database is unreachable \"the database is unavailable; …\"."), h.quickEdit)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/sync-state", "itemsSyncState", "Current state of items for polling",
 		"ids: item numbers separated by commas (at most 100). Items that do not exist or that the caller cannot view are left out."), h.syncState)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}", "getItem", "One item by number or guid", "View on the item."), h.getItem)

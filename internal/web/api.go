@@ -113,5 +113,16 @@ Failed sign-ins are throttled: after 5 failures for one login, or 20 from one ad
 15 minutes further attempts answer 429 RATE_LIMITED until the window passes (the answer does not
 reveal whether the login exists).
 
+Failures outside the request: 503 UNAVAILABLE while the database (or another backend) cannot be
+reached (retry later; the outage is logged once by the server); 408 when a request body arrives
+slower than the minimum rate (CORE_BODY_GRACE plus one second per CORE_BODY_MIN_RATE bytes); a
+request whose client goes away is logged as cancelled and not answered. Request processing itself
+has no time limit. Live item events are published after commit from a queue: a shared bus
+(Redis) that is down never slows a save, its events are dropped until it is back.
+
+Text: every path segment, query parameter (including JSON filters and sorts), JSON body value and
+multipart file name must be valid UTF-8 without NUL: a NUL (raw or \u0000), invalid or overlong
+UTF-8, and UTF-16 surrogates (raw or as a lone \uD800-\uDFFF escape) answer 400 VALIDATION_ERROR.
+
 Paged listings take page (default 1) and limit (1-500, default 50) and answer meta
 { page, limit, total, totalPages }.`
