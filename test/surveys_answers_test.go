@@ -1,6 +1,7 @@
 package test
 
 import (
+	"context"
 	"net/url"
 	"strings"
 	"sync"
@@ -89,6 +90,26 @@ func surveyMenuRoutesBin(t *testing.T, admin, reader *kit.Client, node string) {
 	admin.Do(t, "PATCH", "/surveys/"+id, map[string]any{"addToSideMenu": false}).Expect(t, 200)
 	if m := menuItem(); m != nil {
 		t.Fatalf("menu item after addToSideMenu=false %v", m)
+	}
+
+	// purging the entry deletes the survey with its responses for good
+	submitSurvey(admin, t, id, map[string]any{"q": map[string]any{"text": "bye"}}).Expect(t, 201)
+	admin.Do(t, "DELETE", "/surveys/"+id, nil).Expect(t, 200)
+	admin.Do(t, "GET", "/nodes/"+node+"/recycle-bin", nil).Expect(t, 200).Into(t, &bin)
+	for _, e := range bin {
+		if e["kind"] == "survey" && e["title"] == "Feedback 2026" {
+			entry = e["id"].(string)
+		}
+	}
+	admin.Do(t, "DELETE", "/nodes/"+node+"/recycle-bin/"+entry, nil).Expect(t, 200)
+	admin.Do(t, "GET", "/surveys/"+id, nil).Expect(t, 404, "NOT_FOUND")
+	db := openDB(t, admin.S)
+	for _, table := range []string{"surveys WHERE id = ?", "survey_responses WHERE survey_id = ?", "survey_answers WHERE survey_id = ?",
+		"survey_respondents WHERE survey_id = ?", "survey_counts WHERE survey_id = ?", "acl_objects WHERE id = ?"} {
+		var n int
+		if err := db.Q(context.Background()).QueryRowContext(context.Background(), "SELECT count(*) FROM "+table, id).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s after purge: %d rows, %v", table, n, err)
+		}
 	}
 }
 

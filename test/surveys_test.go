@@ -116,6 +116,13 @@ func surveyLifecycle(t *testing.T, s *kit.Server, node string, editor, reader, o
 	editor.Do(t, "PATCH", "/surveys/"+cp["id"].(string), map[string]any{"definition": def}).Expect(t, 200)
 	// delete needs delete
 	editor.Do(t, "DELETE", "/surveys/"+id, nil).Expect(t, 403, "FORBIDDEN")
+	// taking also needs view on the node: a grant on the survey alone is not enough
+	_, outsiderID := s.CreateUser(t, "guest", false)
+	guest := s.Login(t, "guest", "password-guest")
+	grant(t, s, "survey", id, "user", outsiderID, "view")
+	guest.Do(t, "GET", "/surveys/"+id, nil).Expect(t, 200)
+	guest.Do(t, "GET", "/surveys/"+id+"?take=true", nil).Expect(t, 403, "FORBIDDEN")
+	submitSurvey(guest, t, id, map[string]any{"color": map[string]any{"optionId": "red"}}).Expect(t, 403, "FORBIDDEN")
 }
 
 func surveyDefinition(t *testing.T, admin *kit.Client, node string) {
