@@ -14,11 +14,18 @@ import (
 // TestAdmin covers the administration capability (issue #14) on one server
 // per backend: audit log, application log, dashboard, metrics.
 func TestAdmin(t *testing.T) {
+	metricsAddr := kit.FreePort(t) // each backend's server is stopped before the next starts
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
+		backend := "sqlite"
+		if s.DBURL != "" {
+			backend = "postgres"
+		}
 		t.Run("audit", func(t *testing.T) { testAudit(t, s, adm) })
 		t.Run("logs", func(t *testing.T) { testAppLog(t, s, adm) })
-	}, "CORE_ACCESS_LOG=true")
+		t.Run("dashboard", func(t *testing.T) { testDashboard(t, s, adm, backend) })
+		t.Run("metrics", func(t *testing.T) { testMetrics(t, adm, metricsAddr) })
+	}, "CORE_ACCESS_LOG=true", "CORE_METRICS_ADDR="+metricsAddr)
 }
 
 func auditRows(t *testing.T, c *kit.Client, query string) ([]map[string]any, int) {

@@ -91,6 +91,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
 		os.Exit(2)
 	}
+	processRole = cmd
 	switch cmd {
 	case "serve", "api":
 		logTee = applog.NewTee("api", instanceName())
@@ -155,6 +156,9 @@ func checkSeedPassword(cmd string, cfg config.Config) error {
 // logTee copies the process log into the application log (serve, api,
 // worker); nil for the other commands.
 var logTee *applog.Tee
+
+// processRole is the command this process runs (serve, api, worker, …).
+var processRole string
 
 // instanceName names this process in the application log and the dashboard.
 func instanceName() string {

@@ -148,6 +148,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildPages()
+	a.buildDashboard()
 	return a, nil
 }
 
@@ -188,8 +189,9 @@ func (a *app) routes() http.Handler {
 	}
 	mux.HandleFunc("/", web.NotFound)
 
-	return web.Chain(mux,
+	return web.Chain(web.CaptureRoute(mux),
 		web.RequestID,
+		a.observeRoutes(),
 		web.SecurityHeaders,
 		web.BodyDeadline(web.BodyLimits{Grace: a.cfg.BodyGrace, MinRate: a.cfg.BodyMinRate}),
 		web.Sanitize,

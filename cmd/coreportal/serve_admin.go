@@ -2,22 +2,32 @@ package main
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/audit"
 	"coreportal/internal/auth"
+	"coreportal/internal/dashboard"
 	"coreportal/internal/logs"
+	"coreportal/internal/metrics"
+	"coreportal/internal/web"
 )
 
 // adminParts holds the services of the administration capability.
 type adminParts struct {
-	audit *audit.Log
-	logs  *logs.Log
+	audit     *audit.Log
+	logs      *logs.Log
+	meter     *dashboard.Meter
+	dashboard *dashboard.Service
+	metrics   *metrics.Metrics
 }
 
 // buildAdmin wires the audit log (installed behind audit.Record for every
-// capability).
+// capability) and the application log; it runs first in build().
 func (a *app) buildAdmin() {
 	a.admin.audit = audit.New(a.db, actorOf)
 	audit.Use(a.admin.audit)
@@ -29,6 +39,62 @@ func (a *app) buildAdmin() {
 		a.loops = append(a.loops, a.admin.logs.Maintain, func(ctx context.Context) { logTee.Run(ctx, a.admin.logs.Write) })
 		a.workers = append(a.workers, a.admin.logs.PurgeLoop)
 	}
+	a.admin.meter = dashboard.NewMeter()
+	a.admin.metrics = metrics.New()
+}
+
+// buildDashboard wires the dashboard and the Prometheus metrics once every
+// capability they report on is built; it runs last in build().
+func (a *app) buildDashboard() {
+	bus, blob := "memory", "local"
+	if a.cfg.BusURL != "" {
+		bus = "redis"
+	}
+	if strings.HasPrefix(a.cfg.BlobURL, "s3:") {
+		blob = "s3"
+	}
+	src := dashboard.Sources{
+		Jobs: a.jobs, Services: a.services, Audit: a.admin.audit,
+		RecentErrors:    a.admin.logs.RecentErrors,
+		RecycleBinCount: a.access.recycleBin.Count,
+		Bus:             bus, Blob: blob,
+		SSEClients: a.live.Clients,
+		LogDropped: func() int64 { return logTee.Stats().Dropped },
+	}
+	a.admin.dashboard = dashboard.New(a.db, a.admin.meter, src, instanceName(), processRole, buildVersion())
+	a.loops = append(a.loops, a.admin.dashboard.Heartbeat)
+
+	m := a.admin.metrics
+	a.jobs.Observe = m.ObserveJob
+	m.Gauge("core_jobs_pending", "Jobs waiting to run (all instances).", func() float64 {
+		c, err := a.jobs.Counts(context.Background())
+		if err != nil {
+			return 0
+		}
+		return float64(c.Pending)
+	})
+	m.Gauge("core_sse_clients", "Open live (SSE) streams on this instance.", func() float64 { return float64(a.live.Clients()) })
+	m.Gauge("core_db_open_connections", "Open connections of the database pool (writer pool on SQLite).", func() float64 { return float64(a.db.Stats().OpenConnections) })
+	m.Gauge("core_db_in_use_connections", "Connections in use.", func() float64 { return float64(a.db.Stats().InUse) })
+	m.Gauge("core_db_idle_connections", "Idle connections.", func() float64 { return float64(a.db.Stats().Idle) })
+	m.Counter("core_db_wait_count_total", "Connections waited for.", func() float64 { return float64(a.db.Stats().WaitCount) })
+	m.Counter("core_db_wait_seconds_total", "Time spent waiting for connections.", func() float64 { return a.db.Stats().WaitDuration.Seconds() })
+	m.Counter("core_applog_dropped_total", "Application log records dropped because the queue was full.", func() float64 { return float64(logTee.Stats().Dropped) })
+	m.Counter("core_applog_written_total", "Application log records written.", func() float64 { return float64(logTee.Stats().Written) })
+	if a.cfg.MetricsAddr != "" {
+		a.loops = append(a.loops, func(ctx context.Context) {
+			if err := m.Serve(ctx, a.cfg.MetricsAddr); err != nil {
+				slog.Error("metrics listener stopped", "err", err)
+				os.Exit(1) // a configured but unusable listener is a start-up error
+			}
+		})
+	}
+}
+
+// observeRoutes reports every finished request to the dashboard meter and the
+// Prometheus histogram, by route template.
+func (a *app) observeRoutes() func(next http.Handler) http.Handler {
+	return web.ObserveRoutes(a.admin.meter.Observe, a.admin.metrics.ObserveHTTP)
 }
 
 // actorOf is the caller of a request or job as the audit log names it.
@@ -45,5 +111,6 @@ func (a *app) adminHandlers() []interface{ Register(huma.API) } {
 	return []interface{ Register(huma.API) }{
 		audit.NewHandler(a.admin.audit),
 		logs.NewHandler(a.admin.logs),
+		dashboard.NewHandler(a.admin.dashboard),
 	}
 }

@@ -49,6 +49,7 @@ type Config struct {
 	AccessLog         bool
 	MaxUploadBytes    int64
 	PprofAddr         string
+	MetricsAddr       string // Prometheus /metrics listener; empty = off
 	TrustedProxies    []netip.Prefix
 	// PublicURL is the address users reach the portal at (CORE_PUBLIC_URL);
 	// when it is https the session cookie is always Secure.
@@ -101,6 +102,7 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 		SMTPFrom:          env("SMTP_FROM", ""),
 		LogFormat:         strings.ToLower(env("CORE_LOG_FORMAT", "json")),
 		PprofAddr:         env("CORE_PPROF_ADDR", ""),
+		MetricsAddr:       env("CORE_METRICS_ADDR", ""),
 		PublicURL:         strings.TrimRight(env("CORE_PUBLIC_URL", ""), "/"),
 	}
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
@@ -140,6 +142,11 @@ func (c Config) validate() []error {
 	var errs []error
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_ADDR: %q is not host:port", c.Addr))
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("CORE_METRICS_ADDR: %q must be host:port", c.MetricsAddr))
+		}
 	}
 	if c.PprofAddr != "" {
 		if host, _, err := net.SplitHostPort(c.PprofAddr); err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {

@@ -47,6 +47,10 @@ type Queue struct {
 	// their ctx is cancelled too (default 20s, within serve's 30s shutdown).
 	Grace time.Duration
 
+	// Observe, when set, is told about every run: its type, outcome
+	// (succeeded, failed, retried) and duration (metrics).
+	Observe func(jobType, outcome string, elapsed time.Duration)
+
 	system func(ctx context.Context) (*auth.Principal, error)
 	byID   func(ctx context.Context, id string) (*auth.Principal, error)
 	sysP   atomic.Pointer[auth.Principal] // core-system never changes: looked up once
@@ -322,7 +326,9 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 		}
 		graceMu.Unlock()
 	}()
+	began := time.Now()
 	result, err := q.invoke(runCtx, h, j)
+	elapsed := time.Since(began)
 	// Record the outcome even while shutting down.
 	doneCtx, doneCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer doneCancel()
@@ -337,12 +343,15 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 		}
 		held, err = q.st.succeed(doneCtx, j.ID, q.worker, raw, now)
 		log.Debug("job succeeded")
+		q.observe(j.Type, "succeeded", elapsed)
 	case isPermanent(err) || j.Attempts >= j.MaxAttempts:
 		log.Warn("job failed", "err", err)
+		q.observe(j.Type, "failed", elapsed)
 		held, err = q.st.fail(doneCtx, j.ID, q.worker, err.Error(), now)
 	default:
 		at := now.Add(q.backoff(j.Attempts))
 		log.Info("job will be retried", "err", err, "at", at)
+		q.observe(j.Type, "retried", elapsed)
 		held, err = q.st.retry(doneCtx, j.ID, q.worker, err.Error(), at)
 	}
 	if err != nil {
@@ -408,4 +417,10 @@ type jobKey struct{}
 func IDFrom(ctx context.Context) string {
 	id, _ := ctx.Value(jobKey{}).(string)
 	return id
+}
+
+func (q *Queue) observe(jobType, outcome string, elapsed time.Duration) {
+	if q.Observe != nil {
+		q.Observe(jobType, outcome, elapsed)
+	}
 }

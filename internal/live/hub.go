@@ -132,6 +132,17 @@ func (h *Hub) Subscriptions() int {
 	return len(h.lists)
 }
 
+// Clients is the number of open live streams on this instance.
+func (h *Hub) Clients() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, ls := range h.lists {
+		n += len(ls.clients)
+	}
+	return n
+}
+
 // Dropped counts events not delivered because a client was too slow.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
