@@ -237,6 +237,11 @@ func TestLicenceReadOnlyRecovery(t *testing.T) {
 			}
 			admin.Do(t, "POST", "/nodes", map[string]any{"slug": "news", "title": "News"}).Expect(t, 201)
 			waitLog(t, s, "background work resumed")
+			status := exec.Command(kit.Binary(t), "license", "status")
+			status.Env = cmd.Env
+			if out, err := status.CombinedOutput(); err != nil || !strings.Contains(string(out), `"mode": "licensed"`) {
+				t.Fatalf("license status: %v\n%s", err, out)
+			}
 		})
 	}
 }
