@@ -144,6 +144,44 @@ func TestTransportLongRequests(t *testing.T) {
 			}
 		})
 
+		t.Run("headers sent slowly are cut off after ReadHeaderTimeout", func(t *testing.T) {
+			t.Parallel()
+			c := rawConn(t, s)
+			start := time.Now()
+			if _, err := fmt.Fprint(c, "GET /health HTTP/1.1\r\nHost: x\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			buf := make([]byte, 512)
+			for {
+				if _, err := c.Read(buf); err != nil {
+					break // closed (possibly after a 408 answer)
+				}
+			}
+			if took := time.Since(start); took < 9*time.Second || took > 25*time.Second {
+				t.Fatalf("connection with unfinished headers closed after %s, want about 10 s", took)
+			}
+		})
+
+		t.Run("idle keep-alive connections are closed", func(t *testing.T) {
+			t.Parallel()
+			c := rawConn(t, s)
+			if _, err := fmt.Fprint(c, "GET /health HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+				t.Fatal(err)
+			}
+			if resp, _, err := readAnswer(c, 10*time.Second); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("health: %v %v", resp, err)
+			}
+			start := time.Now()
+			_ = c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			if n, err := c.Read(make([]byte, 1)); err == nil {
+				t.Fatalf("read %d bytes from an idle connection", n)
+			}
+			if took := time.Since(start); took < 3*time.Second || took > 20*time.Second {
+				t.Fatalf("idle connection closed after %s, want about CORE_IDLE_TIMEOUT (4 s)", took)
+			}
+		})
+
 		t.Run("live streams outlast the body grace", func(t *testing.T) {
 			t.Parallel()
 			it := f.create(t, admin, map[string]any{"title": "streamed"})
@@ -199,5 +237,5 @@ func TestTransportLongRequests(t *testing.T) {
 				t.Fatalf("size %v", r["size"])
 			}
 		})
-	}, "CORE_TEST_SAVE_DELAY=15ms")
+	}, "CORE_TEST_SAVE_DELAY=15ms", "CORE_IDLE_TIMEOUT=4s")
 }
