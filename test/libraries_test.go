@@ -3,8 +3,8 @@ package test
 import (
 	"bytes"
 	"io/fs"
-	"os"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -323,8 +323,15 @@ func testLibraryFields(t *testing.T, s *kit.Server) {
 	if _, ok := got["field_values"].(map[string]any)[tags]; ok {
 		t.Fatalf("deleted field still shown: %v", got["field_values"])
 	}
-	// only administrators change the schema
+	// person values name existing users
 	u, uid := s.CreateUser(t, "fieldeditor", false)
+	owner := a.Do(t, "POST", f.path("/fields"), map[string]any{"title": "Reviewer", "fieldType": "person", "settings": map[string]any{"allowMultiple": false}}).Expect(t, 201).Map(t)["id"].(string)
+	got = a.Do(t, "PATCH", f.path("/files/%d", num(file)), map[string]any{"fieldValues": map[string]any{owner: map[string]any{"principalType": "user", "id": uid}, "owner": "me"}}).Expect(t, 200).Map(t)
+	if p, _ := got["field_values"].(map[string]any)[owner].(map[string]any); p["id"] != uid || p["display"] != "Fieldeditor" {
+		t.Fatalf("person value: %v", got["field_values"])
+	}
+	a.Do(t, "PATCH", f.path("/files/%d", num(file)), map[string]any{"fieldValues": map[string]any{owner: map[string]any{"principalType": "user", "id": "00000000-0000-0000-0000-000000000009"}}}).Expect(t, 400, "VALIDATION_ERROR")
+	// only administrators change the schema
 	grantLib(t, a, "library", f.libID, uid, "edit", nil)
 	u.Do(t, "POST", f.path("/fields"), map[string]any{"title": "X", "fieldType": "text"}).Expect(t, 403, "FORBIDDEN")
 	u.Do(t, "GET", f.path("/fields"), nil).Expect(t, 200)
