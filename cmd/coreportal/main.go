@@ -43,6 +43,9 @@ commands:
   version          print the version
   user create      --login L --password P [--display-name N] [--email E] [--admin]
   user set-password --login L --password P   (password read from stdin when omitted)
+  backup-runner    execute queued backups, validations and restores (serve and worker run one too)
+  restore --from FILE   verify a backup archive and restore it into the configured database
+                   (also across databases: SQLite backup into PostgreSQL and back)
   license activate --key-file F   activate a licence key (works while the portal is read-only; F may be - for stdin)
   license status   print the licence status as JSON
   update-runner    [--serve] take online update jobs (see README, "Online update")
@@ -73,13 +76,13 @@ func main() {
 		cmd, args = "user "+args[0], args[1:]
 	}
 	known := map[string]bool{"serve": true, "api": true, "worker": true, "migrate": true, "user create": true, "user set-password": true,
-		"license activate": true, "license status": true, "update-runner": true}
+		"license activate": true, "license status": true, "update-runner": true, "backup-runner": true, "restore": true}
 	if !known[cmd] {
 		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
 	cfgArgs := args
-	if cmd == "user create" || cmd == "user set-password" || strings.HasPrefix(cmd, "license ") || cmd == "update-runner" {
+	if cmd == "user create" || cmd == "user set-password" || strings.HasPrefix(cmd, "license ") || cmd == "update-runner" || cmd == "restore" {
 		cfgArgs = nil
 	}
 	cfg, err := config.Load(os.Getenv, cfgArgs)
@@ -114,6 +117,10 @@ func run(ctx context.Context, cmd string, cfg config.Config, args []string) erro
 	switch cmd {
 	case "serve":
 		return serve(ctx, cfg, true, true)
+	case "backup-runner":
+		return backupRunner(ctx, cfg)
+	case "restore":
+		return restoreCommand(ctx, cfg, args, os.Stderr)
 	case "api":
 		return serve(ctx, cfg, true, false)
 	case "worker":

@@ -199,6 +199,7 @@ func (a *app) routes() http.Handler {
 		web.AccessLog(a.cfg.AccessLog, nil),
 		a.auth.Middleware,
 		a.readOnlyGate,
+		a.maintenanceGate(),
 	)
 }
 

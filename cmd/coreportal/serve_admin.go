@@ -11,9 +11,12 @@ import (
 
 	"coreportal/internal/audit"
 	"coreportal/internal/auth"
+	"coreportal/internal/backup"
 	"coreportal/internal/dashboard"
+	"coreportal/internal/fault"
 	"coreportal/internal/logs"
 	"coreportal/internal/metrics"
+	"coreportal/internal/services"
 	"coreportal/internal/web"
 )
 
@@ -24,6 +27,7 @@ type adminParts struct {
 	meter     *dashboard.Meter
 	dashboard *dashboard.Service
 	metrics   *metrics.Metrics
+	backup    *backup.Service
 }
 
 // buildAdmin wires the audit log (installed behind audit.Record for every
@@ -61,6 +65,30 @@ func (a *app) buildDashboard() {
 		SSEClients: a.live.Clients,
 		LogDropped: func() int64 { return logTee.Stats().Dropped },
 	}
+	a.admin.backup = backup.New(a.db, a.blobs, a.settings, a.cfg.DataDir, backup.Hooks{
+		RebuildTables: a.lists.RebuildItemTables,
+		Restored: func(ctx context.Context) error {
+			a.acl.Invalidate(ctx)
+			return a.lists.SchemasChanged(ctx)
+		},
+	})
+	a.workers = append(a.workers, a.admin.backup.Run)
+	// the core-backup schedule queues a backup for the runner
+	a.services.RegisterJob(services.KeyCoreBackup, "backup.run", func(ctx context.Context) (any, error) {
+		r, err := a.admin.backup.Queue(ctx, "backup", "")
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"backupId": r.ID}, nil
+	})
+	src.Backup = func(ctx context.Context) (map[string]any, error) {
+		st, err := a.admin.backup.Status(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"configured": true, "runnerOnline": st.RunnerOnline, "copies": st.Copies,
+			"lastBackupAt": st.LastBackupAt, "lastBackupSize": st.LastBackupSize, "lastValidatedOk": st.LastValidatedOk, "maintenance": st.Maintenance}, nil
+	}
 	a.admin.dashboard = dashboard.New(a.db, a.admin.meter, src, instanceName(), processRole, buildVersion())
 	a.loops = append(a.loops, a.admin.dashboard.Heartbeat)
 
@@ -97,6 +125,23 @@ func (a *app) observeRoutes() func(next http.Handler) http.Handler {
 	return web.ObserveRoutes(a.admin.meter.Observe, a.admin.metrics.ObserveHTTP)
 }
 
+// maintenanceGate refuses writes with 503 while a restore runs (sign-in stays open).
+func (a *app) maintenanceGate() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch r.Method {
+			case http.MethodGet, http.MethodHead, http.MethodOptions:
+			default:
+				if strings.HasPrefix(r.URL.Path, web.Prefix) && r.URL.Path != web.Prefix+"/auth/login" && a.admin.backup.Maintenance(r.Context()) {
+					web.WriteError(w, r, fault.New(fault.CodeUnavailable, "a restore is running: the portal is read-only until it ends"))
+					return
+				}
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
 // actorOf is the caller of a request or job as the audit log names it.
 func actorOf(ctx context.Context) audit.Actor {
 	act := audit.Actor{Address: auth.ClientFrom(ctx).Address}
@@ -112,5 +157,6 @@ func (a *app) adminHandlers() []interface{ Register(huma.API) } {
 		audit.NewHandler(a.admin.audit),
 		logs.NewHandler(a.admin.logs),
 		dashboard.NewHandler(a.admin.dashboard),
+		backup.NewHandler(a.admin.backup),
 	}
 }

@@ -1,0 +1,114 @@
+package backup
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/audit"
+	"coreportal/internal/web"
+)
+
+// Handler serves /admin/settings/backup and /admin/backups.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+const journalDoc = ` Journal records: id, kind (validate, backup, restore), status (queued, running, succeeded, failed),
+fileName, size (bytes), sourceId (restore: the backup restored), error, details (backup: counts of tables, rows, blobs
+and blob bytes, schema version, dialect; validate: folder and free bytes), createdBy, createdAt, startedAt,
+finishedAt, durationMs. Queued records are executed one at a time by the backup runner (coreportal backup-runner,
+or inside coreportal serve / worker).`
+
+// Register adds the routes.
+func (h *Handler) Register(api huma.API) {
+	get := web.Op(http.MethodGet, "/admin/settings/backup", "getBackupSettings", "Backup settings and runner status", web.Admin, "admin-backups")
+	get.Description += ` path, retentionCount, retentionDays, the resolved folder (dir), lastValidatedOk (newest finished
+validation), runnerOnline (a runner reported within 30 s) and runnerSeenAt, copies (successful backups whose file
+exists), lastBackupAt, lastBackupSize, maintenance (a restore is running).`
+	web.Register(api, get, h.getSettings)
+	put := web.Op(http.MethodPut, "/admin/settings/backup", "putBackupSettings", "Save the backup catalogue and retention", web.Admin, "admin-backups")
+	put.Description += ` Retention is applied after every successful backup: copies beyond retentionCount (newest kept)
+or older than retentionDays are deleted with their file; 0 switches a limit off.`
+	web.Register(api, put, h.putSettings)
+	v := web.Op(http.MethodPost, "/admin/settings/backup/validate", "validateBackup", "Queue a validation of the catalogue (writable, at least 100 MB free)", web.Admin, "admin-backups")
+	v.Description += journalDoc
+	web.Register(api, v, h.validate)
+	l := web.Op(http.MethodGet, "/admin/backups", "listBackups", "Backup journal (validate, backup, restore), newest first", web.Admin, "admin-backups")
+	l.Description += journalDoc
+	web.Register(api, l, h.list)
+	q := web.Op(http.MethodPost, "/admin/backups", "queueBackup", "Queue a backup", web.Admin, "admin-backups")
+	q.Description += ` Answers 202 with the queued record. The archive (a tar file in the catalogue) holds a consistent
+snapshot of the database taken in one read-only transaction while the service keeps serving writes, every blob a
+record references, and a manifest (format and schema version, counts, SHA-256 of every part).` + journalDoc
+	web.Register(api, q, h.queue)
+	web.Register(api, web.Op(http.MethodGet, "/admin/backups/restorable", "restorableBackups", "Successful backups whose file exists", web.Admin, "admin-backups"), h.restorable)
+	r := web.Op(http.MethodPost, "/admin/backups/{id}/restore", "restoreBackup", "Queue a restore of a successful backup", web.Admin, "admin-backups")
+	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest and every checksum
+first (a damaged archive is refused before anything changes), then puts the service in maintenance (writes answer 503
+UNAVAILABLE) and replaces the database content and blobs in one transaction. The backup journal, the application log
+and instance figures are kept. Works across databases: an archive of the embedded SQLite database restores into
+PostgreSQL and back (also offline: coreportal restore --from FILE). The schema version of the archive must equal the
+database's. Restart the API instances afterwards so that no cache holds pre-restore data.`
+	web.Register(api, r, h.restore)
+	web.Register(api, web.Op(http.MethodGet, "/admin/backups/{id}", "getBackup", "One journal record", web.Admin, "admin-backups"), h.get)
+	web.Register(api, web.Op(http.MethodDelete, "/admin/backups/{id}", "deleteBackup", "Delete a journal record and its file (409 while it runs)", web.Admin, "admin-backups"), h.delete)
+}
+
+func (h *Handler) getSettings(ctx context.Context, _ *struct{}) (*web.Out[BackupStatus], error) {
+	return web.Reply(h.svc.Status(ctx))
+}
+
+type putIn struct{ Body BackupSettings }
+
+func (h *Handler) putSettings(ctx context.Context, in *putIn) (*web.Out[BackupStatus], error) {
+	if _, err := h.svc.SaveSettings(ctx, in.Body); err != nil {
+		return nil, err
+	}
+	return web.Reply(h.svc.Status(ctx))
+}
+
+func (h *Handler) validate(ctx context.Context, _ *struct{}) (*web.Out[*BackupRecord], error) {
+	return web.ReplyAccepted(h.svc.Queue(ctx, "validate", ""))
+}
+
+func (h *Handler) list(ctx context.Context, in *web.PageQuery) (*web.Out[[]*BackupRecord], error) {
+	rows, total, err := h.svc.List(ctx, in.Offset(), in.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return web.Paged(rows, web.NewPageMeta(*in, total)), nil
+}
+
+func (h *Handler) queue(ctx context.Context, _ *struct{}) (*web.Out[*BackupRecord], error) {
+	return web.ReplyAccepted(h.svc.Queue(ctx, "backup", ""))
+}
+
+func (h *Handler) restorable(ctx context.Context, _ *struct{}) (*web.Out[[]*BackupRecord], error) {
+	return web.Reply(h.svc.Restorable(ctx))
+}
+
+type idIn struct {
+	ID string `path:"id" maxLength:"40"`
+}
+
+func (h *Handler) restore(ctx context.Context, in *idIn) (*web.Out[*BackupRecord], error) {
+	r, err := h.svc.Queue(ctx, "restore", in.ID)
+	if err == nil {
+		audit.Record(ctx, audit.Entry{Action: audit.BackupRestore, ResourceType: "backup", ResourceID: in.ID, Details: map[string]any{"queued": r.ID}})
+	}
+	return web.ReplyAccepted(r, err)
+}
+
+func (h *Handler) get(ctx context.Context, in *idIn) (*web.Out[*BackupRecord], error) {
+	return web.Reply(h.svc.Get(ctx, in.ID))
+}
+
+func (h *Handler) delete(ctx context.Context, in *idIn) (*web.Out[any], error) {
+	if err := h.svc.Delete(ctx, in.ID); err != nil {
+		return nil, err
+	}
+	return web.Empty(), nil
+}

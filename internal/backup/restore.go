@@ -1,0 +1,421 @@
+package backup
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"coreportal/internal/blob"
+	"coreportal/internal/store"
+)
+
+// ErrCorrupt marks an archive that fails verification.
+var ErrCorrupt = errors.New("backup archive is corrupt")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// Verify reads the whole archive, checks every part against the manifest
+// (SHA-256 and size, none missing, none extra) and returns the manifest.
+func Verify(path string) (*Manifest, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open archive: %w", err)
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sizes := map[string]int64{}
+	var m *Manifest
+	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, corrupt("%v", err)
+		}
+		if h.Name == "manifest.json" {
+			raw, err := io.ReadAll(io.LimitReader(tr, 256<<20))
+			if err != nil {
+				return nil, corrupt("manifest: %v", err)
+			}
+			m = &Manifest{}
+			if err := json.Unmarshal(raw, m); err != nil {
+				return nil, corrupt("manifest: %v", err)
+			}
+			continue
+		}
+		hw := &hashWriter{h: sha256.New()}
+		if _, err := io.Copy(hw, tr); err != nil {
+			return nil, corrupt("%s: %v", h.Name, err)
+		}
+		sums[h.Name], sizes[h.Name] = hex.EncodeToString(hw.h.Sum(nil)), hw.n
+	}
+	if m == nil {
+		return nil, corrupt("no manifest")
+	}
+	if m.FormatVersion != FormatVersion {
+		return nil, corrupt("format version %d, this service reads %d", m.FormatVersion, FormatVersion)
+	}
+	check := func(part, sum string, size int64) error {
+		got, ok := sums[part]
+		if !ok {
+			return corrupt("part %s is missing", part)
+		}
+		if got != sum || sizes[part] != size {
+			return corrupt("part %s does not match its checksum", part)
+		}
+		delete(sums, part)
+		return nil
+	}
+	for _, t := range m.Tables {
+		if err := check(t.Part, t.SHA256, t.Size); err != nil {
+			return nil, err
+		}
+	}
+	for _, b := range m.Blobs {
+		if err := blob.CheckKey(b.Key); err != nil || b.Part != "blobs/"+b.Key {
+			return nil, corrupt("bad blob key %q", b.Key)
+		}
+		if err := check(b.Part, b.SHA256, b.Size); err != nil {
+			return nil, err
+		}
+	}
+	for extra := range sums {
+		return nil, corrupt("part %s is not in the manifest", extra)
+	}
+	return m, nil
+}
+
+// Hooks let capabilities take part in a restore.
+type Hooks struct {
+	// RebuildTables re-creates dynamic tables (list items) from the restored
+	// metadata; exists tells which tables are there.
+	RebuildTables func(ctx context.Context, exists func(table string) bool) (int, error)
+	// Restored runs in the restore's transaction after every row is back:
+	// caches are dropped on every instance once it commits.
+	Restored func(ctx context.Context) error
+}
+
+// Restore verifies path, then replaces the database content and the blobs
+// with the archive's in one transaction. The schema versions must match.
+func Restore(ctx context.Context, db *store.DB, blobs blob.Store, path string, hooks Hooks) (*Manifest, error) {
+	m, err := Verify(path)
+	if err != nil {
+		return nil, err
+	}
+	version, err := db.SchemaVersion(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if version != m.SchemaVersion {
+		return nil, fmt.Errorf("the archive has schema version %d, this database %d: restore it with the release that wrote it", m.SchemaVersion, version)
+	}
+	// Blobs first: extra blobs are harmless if the database part fails.
+	if err := eachPart(path, func(name string, r io.Reader) error {
+		key, ok := strings.CutPrefix(name, "blobs/")
+		if !ok {
+			return nil
+		}
+		_, err := blobs.Put(ctx, key, r)
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("restore blobs: %w", err)
+	}
+	static, err := db.MigrationTables()
+	if err != nil {
+		return nil, err
+	}
+	err = db.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
+		return restoreTables(ctx, db, tx, path, m, static, hooks)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string, m *Manifest, static map[string]bool, hooks Hooks) error {
+	pg := db.Dialect == store.Postgres
+	if pg {
+		// no foreign-key or counter triggers while rows arrive in table order
+		if _, err := tx.ExecContext(ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+			return fmt.Errorf("restore needs a PostgreSQL role allowed to set session_replication_role: %w", err)
+		}
+	} else if _, err := tx.ExecContext(ctx, "PRAGMA defer_foreign_keys = ON"); err != nil {
+		return fmt.Errorf("defer foreign keys: %w", err)
+	}
+	tables, err := db.Tables(ctx)
+	if err != nil {
+		return err
+	}
+	var wipe []string
+	for _, t := range tables {
+		switch {
+		case Excluded[t]:
+		case !static[t]:
+			if _, err := tx.ExecContext(ctx, "DROP TABLE "+store.QuoteIdent(t)); err != nil {
+				return fmt.Errorf("drop %s: %w", t, err)
+			}
+		default:
+			wipe = append(wipe, store.QuoteIdent(t))
+		}
+	}
+	if pg && len(wipe) > 0 {
+		if _, err := tx.ExecContext(ctx, "TRUNCATE "+strings.Join(wipe, ", ")); err != nil {
+			return fmt.Errorf("empty tables: %w", err)
+		}
+	} else {
+		for _, t := range wipe {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+t); err != nil {
+				return fmt.Errorf("empty %s: %w", t, err)
+			}
+		}
+	}
+	inArchive := map[string]TablePart{}
+	for _, t := range m.Tables {
+		inArchive[t.Part] = t
+	}
+	load := func(pick func(TablePart) bool) error {
+		return eachPart(path, func(name string, r io.Reader) error {
+			t, ok := inArchive[name]
+			if !ok || !pick(t) {
+				return nil
+			}
+			return loadTable(ctx, db, tx, t, r)
+		})
+	}
+	if err := load(func(t TablePart) bool { return !t.Dynamic && !lateTables[t.Name] }); err != nil {
+		return err
+	}
+	if hooks.RebuildTables != nil {
+		now, err := db.Tables(ctx)
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, t := range now {
+			have[t] = true
+		}
+		if _, err := hooks.RebuildTables(ctx, func(t string) bool { return have[t] }); err != nil {
+			return err
+		}
+	}
+	if err := load(func(t TablePart) bool { return t.Dynamic }); err != nil {
+		return err
+	}
+	for name := range lateTables {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+store.QuoteIdent(name)); err != nil && static[name] {
+			return fmt.Errorf("empty %s: %w", name, err)
+		}
+	}
+	if err := load(func(t TablePart) bool { return lateTables[t.Name] }); err != nil {
+		return err
+	}
+	if pg {
+		if err := resetSequences(ctx, tx); err != nil {
+			return err
+		}
+	}
+	if hooks.Restored != nil {
+		return hooks.Restored(ctx)
+	}
+	return nil
+}
+
+// eachPart calls fn for every part of the archive in order.
+func eachPart(path string, fn func(name string, r io.Reader) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open archive: %w", err)
+	}
+	defer f.Close()
+	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return corrupt("%v", err)
+		}
+		if err := fn(h.Name, tr); err != nil {
+			return err
+		}
+	}
+}
+
+const insertBatch = 200
+
+func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, r io.Reader) error {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return corrupt("%s: %v", part.Part, err)
+	}
+	dec := json.NewDecoder(gz)
+	dec.UseNumber()
+	var h header
+	if err := dec.Decode(&h); err != nil || h.Table != part.Name {
+		return corrupt("%s: bad header", part.Part)
+	}
+	target, err := db.Columns(ctx, h.Table)
+	if err != nil {
+		return err
+	}
+	if len(target) == 0 {
+		return fmt.Errorf("table %s of the archive does not exist in this database", h.Table)
+	}
+	kinds := map[string]string{}
+	for _, c := range target {
+		kinds[c.Name] = c.Kind
+	}
+	names := make([]string, len(h.Columns))
+	for i, c := range h.Columns {
+		if _, ok := kinds[c.Name]; !ok {
+			return fmt.Errorf("column %s.%s of the archive does not exist in this database", h.Table, c.Name)
+		}
+		names[i] = store.QuoteIdent(c.Name)
+	}
+	prefix := "INSERT INTO " + store.QuoteIdent(h.Table) + " (" + strings.Join(names, ", ") + ") VALUES "
+	row := "(" + store.Placeholders(len(names)) + ")"
+	// SQLite allows 32766 parameters per statement
+	per := max(1, min(insertBatch, 30000/max(1, len(names))))
+	var args []any
+	n := 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		q := prefix + strings.Repeat(row+", ", n-1) + row
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("restore %s: %w", h.Table, err)
+		}
+		args, n = args[:0], 0
+		return nil
+	}
+	for {
+		var vals []any
+		if err := dec.Decode(&vals); err == io.EOF {
+			break
+		} else if err != nil {
+			return corrupt("%s: %v", part.Part, err)
+		}
+		if len(vals) != len(h.Columns) {
+			return corrupt("%s: row of %d values for %d columns", part.Part, len(vals), len(h.Columns))
+		}
+		for i, v := range vals {
+			args = append(args, decodeValue(v, kinds[h.Columns[i].Name]))
+		}
+		if n++; n == per {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return flush()
+}
+
+// decodeValue turns an archived value into what the target column takes.
+func decodeValue(v any, kind string) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		if t, ok := x["t"].(string); ok {
+			if tt, err := time.Parse(time.RFC3339Nano, t); err == nil {
+				if kind == "text" || kind == "json" {
+					return tt.UTC().Format(time.RFC3339Nano)
+				}
+				return tt.UTC()
+			}
+			return t
+		}
+		if b, ok := x["b"].(string); ok {
+			raw, _ := base64.StdEncoding.DecodeString(b)
+			return raw
+		}
+		raw, _ := json.Marshal(x)
+		return string(raw)
+	case json.Number:
+		switch kind {
+		case "bool":
+			return x.String() != "0"
+		case "int":
+			if i, err := x.Int64(); err == nil {
+				return i
+			}
+		case "float":
+			if f, err := x.Float64(); err == nil {
+				return f
+			}
+		case "text", "json":
+			return x.String()
+		}
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case bool:
+		if kind == "int" {
+			if x {
+				return int64(1)
+			}
+			return int64(0)
+		}
+		return x
+	case string:
+		if kind == "bool" {
+			b, err := strconv.ParseBool(x)
+			if err == nil {
+				return b
+			}
+		}
+		return x
+	}
+	return v
+}
+
+// resetSequences moves every identity or serial sequence past the restored ids.
+func resetSequences(ctx context.Context, tx *store.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND (is_identity = 'YES' OR column_default LIKE 'nextval%')`)
+	if err != nil {
+		return fmt.Errorf("find sequences: %w", err)
+	}
+	type tc struct{ t, c string }
+	var list []tc
+	for rows.Next() {
+		var x tc
+		if err := rows.Scan(&x.t, &x.c); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan sequence: %w", err)
+		}
+		list = append(list, x)
+	}
+	rows.Close()
+	for _, x := range list {
+		if Excluded[x.t] {
+			continue
+		}
+		q := "SELECT setval(pg_get_serial_sequence(?, ?), COALESCE((SELECT MAX(" + store.QuoteIdent(x.c) + ") FROM " + store.QuoteIdent(x.t) + "), 0) + 1, false)"
+		if _, err := tx.ExecContext(ctx, q, store.QuoteIdent(x.t), x.c); err != nil {
+			return fmt.Errorf("reset sequence of %s.%s: %w", x.t, x.c, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,218 @@
+package backup
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"coreportal/internal/audit"
+)
+
+// Run is the backup runner: it reports itself every few seconds and executes
+// queued journal records one at a time until ctx ends.
+func (s *Service) Run(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	var beat time.Time
+	for {
+		now := s.now()
+		if now.Sub(beat) >= 5*time.Second {
+			beat = now
+			_ = s.kv.Set(ctx, runnerKey, strconv.FormatInt(now.UnixNano(), 10))
+			_ = s.j.failStale(ctx, now.Add(-6*time.Hour), now.UTC())
+		}
+		for ctx.Err() == nil {
+			ran, err := s.RunOnce(ctx)
+			if err != nil {
+				slog.WarnContext(ctx, "backup runner", "category", "backup", "err", err)
+			}
+			if !ran {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// RunOnce executes the oldest queued record, if any.
+func (s *Service) RunOnce(ctx context.Context) (bool, error) {
+	r, err := s.j.claim(ctx, s.now().UTC())
+	if err != nil || r == nil {
+		return false, err
+	}
+	// a run is finished even when the runner is asked to stop meanwhile
+	ctx = context.WithoutCancel(ctx)
+	var runErr error
+	switch r.Kind {
+	case "validate":
+		runErr = s.validate(ctx, r)
+	case "backup":
+		runErr = s.backup(ctx, r)
+	case "restore":
+		runErr = s.restore(ctx, r)
+	default:
+		runErr = fmt.Errorf("unknown kind %q", r.Kind)
+	}
+	r.Status = "succeeded"
+	if runErr != nil {
+		r.Status, r.Error = "failed", runErr.Error()
+	}
+	logRun(ctx, r)
+	return true, s.j.finish(ctx, r, s.now().UTC())
+}
+
+// minFree is the free space a validation asks for.
+const minFree = 100 << 20
+
+func (s *Service) validate(ctx context.Context, r *BackupRecord) error {
+	dir := s.dirOf(ctx)
+	r.Details["dir"] = dir
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	probe := filepath.Join(dir, ".write-test")
+	if err := os.WriteFile(probe, []byte("ok"), 0o600); err != nil {
+		return fmt.Errorf("%s is not writable: %w", dir, err)
+	}
+	_ = os.Remove(probe)
+	free, err := freeBytes(dir)
+	if err != nil {
+		return fmt.Errorf("free space of %s: %w", dir, err)
+	}
+	r.Details["freeBytes"] = free
+	if free < minFree {
+		return fmt.Errorf("only %d MB free in %s", free>>20, dir)
+	}
+	return nil
+}
+
+// Backup writes one archive into dir and returns its file name and manifest.
+func (s *Service) Backup(ctx context.Context, dir, name string) (*Manifest, int64, error) {
+	if err := os.MkdirAll(dir, 0o750); err != nil {
+		return nil, 0, fmt.Errorf("create %s: %w", dir, err)
+	}
+	tmpPath := filepath.Join(dir, "."+name+".partial")
+	f, err := os.Create(tmpPath)
+	if err != nil {
+		return nil, 0, fmt.Errorf("create archive: %w", err)
+	}
+	defer os.Remove(tmpPath)
+	m, err := Write(ctx, s.db, s.blobs, f, func() (TempFile, error) {
+		tf, err := os.CreateTemp(dir, ".part-*")
+		if err != nil {
+			return nil, err
+		}
+		_ = os.Remove(tf.Name()) // unlinked: gone when closed
+		return tf, nil
+	})
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := os.Stat(tmpPath)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := os.Rename(tmpPath, filepath.Join(dir, name)); err != nil {
+		return nil, 0, fmt.Errorf("publish archive: %w", err)
+	}
+	return m, st.Size(), nil
+}
+
+func (s *Service) backup(ctx context.Context, r *BackupRecord) error {
+	name := "core-backup-" + s.now().UTC().Format("20060102-150405") + "-" + r.ID[:8] + ".tar"
+	m, size, err := s.Backup(ctx, s.dirOf(ctx), name)
+	if err != nil {
+		return err
+	}
+	r.FileName, r.Size = name, size
+	r.Details["counts"] = m.Counts
+	r.Details["schemaVersion"] = m.SchemaVersion
+	r.Details["dialect"] = m.Dialect
+	audit.Record(ctx, audit.Entry{Action: audit.BackupRun, ResourceType: "backup", ResourceID: r.ID, Actor: &audit.Actor{Login: "core-backup"},
+		Details: map[string]any{"fileName": name, "size": size, "counts": m.Counts}})
+	return s.retain(ctx, r.ID)
+}
+
+// retain deletes old successful copies beyond retentionCount or retentionDays
+// (never the one just written).
+func (s *Service) retain(ctx context.Context, keep string) error {
+	st, err := s.Settings(ctx)
+	if err != nil {
+		return err
+	}
+	rows, _, err := s.j.list(ctx, " WHERE kind = 'backup' AND status = 'succeeded'", nil, 0, 100000)
+	if err != nil {
+		return err
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].CreatedAt.After(rows[j].CreatedAt) })
+	cutoff := s.now().Add(-time.Duration(st.RetentionDays) * 24 * time.Hour)
+	kept := 1 // the copy just written (its record is still running)
+	for _, r := range rows {
+		if r.ID == keep {
+			continue
+		}
+		old := st.RetentionDays > 0 && r.CreatedAt.Before(cutoff)
+		over := st.RetentionCount > 0 && kept >= st.RetentionCount
+		if !old && !over {
+			kept++
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.Dir(st), r.FileName)); err != nil && !os.IsNotExist(err) {
+			return fmt.Errorf("retention: %w", err)
+		}
+		if err := s.j.delete(ctx, r.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) restore(ctx context.Context, r *BackupRecord) error {
+	src, err := s.j.get(ctx, r.SourceID)
+	if err != nil {
+		return fmt.Errorf("backup %s: %w", r.SourceID, err)
+	}
+	path := filepath.Join(s.dirOf(ctx), src.FileName)
+	m, err := s.RestoreFile(ctx, path)
+	if err != nil {
+		return err
+	}
+	r.Details["counts"] = m.Counts
+	r.Details["fileName"] = src.FileName
+	return nil
+}
+
+// RestoreFile verifies and restores an archive while the service is in
+// maintenance (writes answer 503), and records it in the audit log.
+func (s *Service) RestoreFile(ctx context.Context, path string) (*Manifest, error) {
+	if _, err := Verify(path); err != nil { // refuse before anything changes
+		return nil, err
+	}
+	if err := s.kv.Set(ctx, maintenanceKey, "restore"); err != nil {
+		return nil, err
+	}
+	defer func() { _ = s.kv.Set(context.WithoutCancel(ctx), maintenanceKey, "") }()
+	time.Sleep(1100 * time.Millisecond) // every instance sees maintenance (1 s cache) before rows change
+	m, err := Restore(ctx, s.db, s.blobs, path, s.hooks)
+	if err != nil {
+		return nil, err
+	}
+	audit.Record(ctx, audit.Entry{Action: audit.BackupRestore, ResourceType: "backup", ResourceID: filepath.Base(path), Actor: &audit.Actor{Login: "core-backup"},
+		Details: map[string]any{"counts": m.Counts, "dialect": m.Dialect, "createdAt": m.CreatedAt}})
+	return m, nil
+}

@@ -1,0 +1,270 @@
+package test
+
+import (
+	"archive/tar"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"coreportal/internal/store/storetest"
+	"coreportal/test/kit"
+)
+
+// waitBackup polls a journal record until it is finished.
+func waitBackup(t *testing.T, c *kit.Client, id string) map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		r := c.Do(t, "GET", "/admin/backups/"+id, nil).Expect(t, 200).Map(t)
+		if r["status"] == "succeeded" || r["status"] == "failed" {
+			return r
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("backup record %s: %v", id, r)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// restoreCLI runs `coreportal restore --from file` against a database and data folder.
+func restoreCLI(t *testing.T, dbURL, dataDir, file string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(kit.Binary(t), "restore", "--from", file)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "CORE_DATA_DIR="+dataDir, "SEED_ADMIN_PASSWORD="+kit.AdminPassword, "CORE_LOG_LEVEL=warn")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// seeded is what checkSeed expects after a restore.
+type seeded struct {
+	nodeID, listID, attID string
+	attBody               []byte
+	items                 int
+}
+
+func seedBackupData(t *testing.T, s *kit.Server) (*listFixture, seeded) {
+	f := newListFixture(t, s, "backed")
+	f.addField(t, "amount", "number", nil)
+	f.addField(t, "state", "choice", map[string]any{"choices": []string{"new", "done"}})
+	f.addField(t, "due", "date", nil)
+	f.admin.Do(t, "PATCH", f.path(""), map[string]any{"versioningEnabled": true}).Expect(t, 200)
+	for i := 1; i <= 5; i++ {
+		f.create(t, f.admin, map[string]any{"title": fmt.Sprintf("item %d", i), "amount": i * 10, "state": "new", "due": "2026-01-0" + fmt.Sprint(i)})
+	}
+	f.admin.Do(t, "PATCH", f.path("/items/1"), map[string]any{"fieldValues": map[string]any{"state": "done"}}).Expect(t, 200)
+	body := bytes.Repeat([]byte("attachment bytes "), 1000)
+	att := f.admin.Upload(t, "POST", f.path("/items/1/attachments"), "file", "report.txt", body, nil).Expect(t, 201).Map(t)
+	_, uid := s.CreateUser(t, "backupuser", false)
+	grant(t, s, "list", f.listID, "user", uid, "edit")
+	return f, seeded{nodeID: f.nodeID, listID: f.listID, attID: att["id"].(string), attBody: body, items: 5}
+}
+
+// checkWhole checks that every item of the list is whole: the count agrees
+// with the rows, item 1 has its versions and its attachment bytes.
+func checkWhole(t *testing.T, c *kit.Client, sd seeded, minItems int) {
+	t.Helper()
+	f := &listFixture{listID: sd.listID}
+	items, meta := f.list(t, c, map[string]string{"limit": "500"})
+	total, rows := int(meta["total"].(float64)), len(items)
+	for page := 2; rows < total && page < 100; page++ {
+		more, _ := f.list(t, c, map[string]string{"limit": "500", "page": fmt.Sprint(page)})
+		if len(more) == 0 {
+			break
+		}
+		rows += len(more)
+	}
+	if total != rows || rows < minItems {
+		t.Fatalf("restored list: count %d, %d rows, want at least %d", total, rows, minItems)
+	}
+	vs := c.Do(t, "GET", f.path("/items/1/versions"), nil).Expect(t, 200)
+	var versions struct{ Versions []map[string]any }
+	vs.Into(t, &versions)
+	if len(versions.Versions) != 2 {
+		t.Fatalf("item 1 versions: %s", vs.Raw)
+	}
+	d := c.Do(t, "GET", "/attachments/"+sd.attID+"/download", nil)
+	if d.Status != 200 || !bytes.Equal(d.Raw, sd.attBody) {
+		t.Fatalf("attachment after restore: %d, %d bytes", d.Status, len(d.Raw))
+	}
+	perms := c.Do(t, "GET", "/permissions?resourceType=list&resourceId="+sd.listID, nil).Expect(t, 200)
+	if !strings.Contains(string(perms.Raw), "edit") {
+		t.Fatalf("ACL not restored: %s", perms.Raw)
+	}
+}
+
+func TestAdminBackup(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		adm := s.Admin(t)
+		catalogue := t.TempDir()
+		set := adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": catalogue, "retentionCount": 2, "retentionDays": 30}).Expect(t, 200).Map(t)
+		if set["dir"] != catalogue {
+			t.Fatalf("settings %v", set)
+		}
+		v := adm.Do(t, "POST", "/admin/settings/backup/validate", nil).Expect(t, 202).Map(t)
+		if r := waitBackup(t, adm, v["id"].(string)); r["status"] != "succeeded" {
+			t.Fatalf("validate %v", r)
+		}
+		st := adm.Do(t, "GET", "/admin/settings/backup", nil).Expect(t, 200).Map(t)
+		if st["lastValidatedOk"] != true || st["runnerOnline"] != true {
+			t.Fatalf("status %v", st)
+		}
+		f, sd := seedBackupData(t, s)
+
+		// a backup taken while 8 writers keep creating items
+		var stop atomic.Bool
+		var wg sync.WaitGroup
+		var created atomic.Int64
+		for w := 0; w < 8; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := 0; !stop.Load(); i++ {
+					r := f.admin.Do(t, "POST", f.path("/items"), map[string]any{"fieldValues": map[string]any{"title": fmt.Sprintf("w%d-%d", w, i), "amount": i}})
+					if r.Status == 201 {
+						created.Add(1)
+					}
+				}
+			}(w)
+		}
+		time.Sleep(300 * time.Millisecond)
+		b := adm.Do(t, "POST", "/admin/backups", nil).Expect(t, 202).Map(t)
+		rec := waitBackup(t, adm, b["id"].(string))
+		stop.Store(true)
+		wg.Wait()
+		if rec["status"] != "succeeded" || rec["size"].(float64) <= 0 || rec["fileName"] == "" {
+			t.Fatalf("backup %v", rec)
+		}
+		archive := filepath.Join(catalogue, rec["fileName"].(string))
+		if created.Load() == 0 {
+			t.Fatal("the writers created nothing")
+		}
+
+		// change everything, then restore through the API
+		adm.Do(t, "DELETE", f.path(""), nil).Expect(t, 200)
+		later := mkNode(t, adm, "", "after-backup")
+		rs := adm.Do(t, "POST", "/admin/backups/"+rec["id"].(string)+"/restore", nil).Expect(t, 202).Map(t)
+		if r := waitBackup(t, adm, rs["id"].(string)); r["status"] != "succeeded" {
+			t.Fatalf("restore %v", r)
+		}
+		adm = s.Admin(t)
+		checkWhole(t, adm, sd, sd.items)
+		adm.Do(t, "GET", "/nodes/"+later, nil).Expect(t, 404)
+		if rows, _ := auditRows(t, adm, "?action=backup.restore"); len(rows) == 0 {
+			t.Fatal("restore not audited")
+		}
+		rl := adm.Do(t, "GET", "/admin/backups/restorable", nil).Expect(t, 200)
+		if !strings.Contains(string(rl.Raw), rec["id"].(string)) {
+			t.Fatalf("restorable %s", rl.Raw)
+		}
+
+		t.Run("corrupt archives are refused before anything changes", func(t *testing.T) {
+			raw, err := os.ReadFile(archive)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flipped := append([]byte(nil), raw...)
+			flipped[len(flipped)/3] ^= 0x40
+			bad := filepath.Join(t.TempDir(), "flipped.tar")
+			_ = os.WriteFile(bad, flipped, 0o600)
+			missing := filepath.Join(t.TempDir(), "missing.tar")
+			dropBlob(t, raw, missing)
+			mkNode(t, adm, "", "kept-node")
+			for _, file := range []string{bad, missing} {
+				out, err := restoreCLI(t, s.DBURL, s.DataDir, file)
+				if err == nil || !strings.Contains(out, "corrupt") {
+					t.Fatalf("restore of %s: %v %s", filepath.Base(file), err, out)
+				}
+			}
+			nodes := adm.Do(t, "GET", "/nodes", nil).Expect(t, 200)
+			if !strings.Contains(string(nodes.Raw), "kept-node") {
+				t.Fatal("a refused restore changed the data")
+			}
+		})
+
+		t.Run("across dialects", func(t *testing.T) {
+			var dbURL string
+			if s.DBURL == "" {
+				if storetest.PostgresURL(t) == "" {
+					t.Skip("TEST_DATABASE_URL not set")
+				}
+				dbURL = storetest.FreshPostgresDB(t) // SQLite backup -> PostgreSQL
+			} // PostgreSQL backup -> SQLite (dbURL "")
+			dir := t.TempDir()
+			if out, err := restoreCLI(t, dbURL, dir, archive); err != nil {
+				t.Fatalf("restore --from: %v\n%s", err, out)
+			}
+			other := kit.StartWith(t, dbURL, dir, "serve")
+			checkWhole(t, other.Admin(t), sd, sd.items)
+			f2 := &listFixture{listID: sd.listID, admin: other.Admin(t)}
+			f2.create(t, other.Admin(t), map[string]any{"title": "after the move", "amount": 1})
+		})
+
+		t.Run("retention and delete", func(t *testing.T) {
+			for i := 0; i < 2; i++ {
+				b := adm.Do(t, "POST", "/admin/backups", nil).Expect(t, 202).Map(t)
+				waitBackup(t, adm, b["id"].(string))
+			}
+			rl := adm.Do(t, "GET", "/admin/backups/restorable", nil).Expect(t, 200)
+			var copies []map[string]any
+			rl.Into(t, &copies)
+			if len(copies) != 2 {
+				st := adm.Do(t, "GET", "/admin/settings/backup", nil)
+				t.Fatalf("retentionCount 2 kept %d copies: %s\n%s", len(copies), rl.Raw, st.Raw)
+			}
+			if _, err := os.Stat(archive); !os.IsNotExist(err) {
+				t.Fatal("the oldest copy's file was not deleted")
+			}
+			id := copies[0]["id"].(string)
+			adm.Do(t, "DELETE", "/admin/backups/"+id, nil).Expect(t, 200)
+			adm.Do(t, "GET", "/admin/backups/"+id, nil).Expect(t, 404)
+			j := adm.Do(t, "GET", "/admin/backups?limit=2", nil).Expect(t, 200)
+			if j.Meta["total"].(float64) < 3 {
+				t.Fatalf("journal %v", j.Meta)
+			}
+			adm.Do(t, "POST", "/admin/backups/"+id+"/restore", nil).Expect(t, 404)
+			adm.Do(t, "POST", "/admin/backups/not-a-uuid/restore", nil).Expect(t, 404)
+			adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": "", "retentionCount": 1, "retentionDays": 1}).Expect(t, 400, "VALIDATION_ERROR")
+			adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": "x", "retentionCount": -1, "retentionDays": 1}).Expect(t, 400, "VALIDATION_ERROR")
+			user, _ := s.CreateUser(t, "nobackup", false)
+			user.Do(t, "POST", "/admin/backups", nil).Expect(t, 403, "FORBIDDEN")
+			user.Do(t, "GET", "/admin/settings/backup", nil).Expect(t, 403, "FORBIDDEN")
+		})
+	})
+}
+
+// dropBlob copies the archive raw to path without its first blob part.
+func dropBlob(t *testing.T, raw []byte, path string) {
+	t.Helper()
+	var out bytes.Buffer
+	tr := tar.NewReader(bytes.NewReader(raw))
+	tw := tar.NewWriter(&out)
+	dropped := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !dropped && strings.HasPrefix(h.Name, "blobs/") {
+			dropped = true
+			continue
+		}
+		_ = tw.WriteHeader(h)
+		_, _ = io.Copy(tw, tr)
+	}
+	_ = tw.Close()
+	if !dropped {
+		t.Fatal("the archive holds no blob")
+	}
+	_ = os.WriteFile(path, out.Bytes(), 0o600)
+}
