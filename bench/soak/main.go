@@ -80,7 +80,11 @@ type client struct {
 	rnd *rand.Rand
 }
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run returns the exit code, so that the deferred clean-up (server stopped,
+// database dropped, temporary folder removed) runs before the exit.
+func run() int {
 	dbFlag := flag.String("db", "sqlite", "sqlite, or a PostgreSQL admin URL (a fresh database is created)")
 	clients := flag.Int("clients", 200, "concurrent keep-alive clients")
 	duration := flag.Duration("duration", 5*time.Minute, "measured load duration")
@@ -190,8 +194,9 @@ func main() {
 	cancelled := strings.Count(string(logs), "request cancelled")
 	fmt.Printf("server log: %d ERROR lines, %d cancelled requests\n", errLines, cancelled)
 	if bad > 0 || missing > 0 || errLines > 0 {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // report prints the table and returns the number of bad answers (499, 5xx, transport errors).
