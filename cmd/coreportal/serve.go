@@ -26,6 +26,7 @@ import (
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
 	"coreportal/internal/release"
+	"coreportal/internal/search"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/surveys"
@@ -59,6 +60,9 @@ type app struct {
 
 	// document libraries (serve_libraries.go)
 	libraries *libraries.Service
+
+	// search index (serve_search.go)
+	search *search.Service
 
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
@@ -148,6 +152,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildPages()
+	a.buildSearch()
 	a.buildDashboard()
 	return a, nil
 }
@@ -181,6 +186,7 @@ func (a *app) routes() http.Handler {
 		listsHTTP,
 		directory.NewHandler(a.directory),
 		a.pagesHandler(),
+		a.searchHandler(),
 	} {
 		r.Register(api)
 	}

@@ -41,6 +41,25 @@ type Engine struct {
 	principals map[string]cachedPrincipals
 
 	resolvers sync.Map // Type -> NumberResolver
+
+	// rescoped run inside the transaction of an inheritance change or a move
+	// (the search index recomputes which isolated resource governs an entry).
+	rescoped []func(ctx context.Context, ref Ref) error
+}
+
+// OnRescope registers fn to run, in the same transaction, after ref's
+// inheritance flag or parent changed (wiring time only).
+func (e *Engine) OnRescope(fn func(ctx context.Context, ref Ref) error) {
+	e.rescoped = append(e.rescoped, fn)
+}
+
+func (e *Engine) rescope(ctx context.Context, ref Ref) error {
+	for _, fn := range e.rescoped {
+		if err := fn(ctx, ref); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 type levelKey struct{ user, resource string }
@@ -227,7 +246,7 @@ func (e *Engine) Move(ctx context.Context, ref Ref, parent *Ref) error {
 		return err
 	}
 	e.Invalidate(ctx)
-	return nil
+	return e.rescope(ctx, ref)
 }
 
 // Forget removes resources and their explicit records (hard delete).
@@ -317,7 +336,7 @@ func (e *Engine) SetInherits(ctx context.Context, ref Ref, inherit bool) error {
 		}
 		audit.Record(ctx, audit.Entry{Action: action, ResourceType: string(ref.Type), ResourceID: ref.ID})
 		e.Invalidate(ctx)
-		return nil
+		return e.rescope(ctx, ref)
 	})
 }
 

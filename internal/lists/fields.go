@@ -275,7 +275,10 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 		it.Values[f.ID] = next
 		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next),
 			Search: searchText(newFields, it.Values)}
-		return s.st.updateItem(ctx, sc.list, r)
+		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
+			return err
+		}
+		return s.indexItem(ctx, sc, newFields, it)
 	})
 }
 
@@ -312,7 +315,10 @@ func (s *Service) dropFromSearch(ctx context.Context, sc *schema, f *field.Def) 
 	s.itemsChanged(ctx, sc.list.ID)
 	return s.eachItemWith(ctx, sc, sc.fields, f, func(it *Item) error {
 		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Search: searchText(rest, it.Values)}
-		return s.st.updateItem(ctx, sc.list, r)
+		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
+			return err
+		}
+		return s.indexItem(ctx, sc, rest, it)
 	})
 }
 
@@ -346,15 +352,5 @@ func (s *Service) DeleteField(ctx context.Context, p *auth.Principal, listID, fi
 
 // searchText is the lower-cased text that q matches.
 func searchText(fields []*field.Def, values map[string]any) string {
-	var parts []string
-	for _, f := range fields {
-		v := values[f.ID]
-		if v == nil || f.Col == 0 {
-			continue
-		}
-		if t := strings.TrimSpace(displayText(f, v)); t != "" {
-			parts = append(parts, t)
-		}
-	}
-	return field.Lower(strings.Join(parts, "\n"))
+	return field.Lower(fieldsText(fields, values))
 }

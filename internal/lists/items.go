@@ -188,6 +188,9 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 		if err := s.acl.Register(ctx, itemRef(it.GUID), &list); err != nil {
 			return err
 		}
+		if err := s.indexItem(ctx, sc, sc.fields, it); err != nil {
+			return err
+		}
 		if err := s.addVersion(ctx, sc, it, nil, p); err != nil {
 			return err
 		}
@@ -288,6 +291,9 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 			return err
 		}
 		s.itemsChanged(ctx, sc.list.ID)
+		if err := s.indexItem(ctx, sc, sc.fields, it); err != nil {
+			return err
+		}
 		if err := s.addVersion(ctx, sc, it, prev, p); err != nil {
 			return err
 		}
@@ -348,6 +354,9 @@ type binItem struct {
 
 func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema, it *Item) error {
 	if err := s.st.deleteItem(ctx, sc.list, it.Number); err != nil {
+		return err
+	}
+	if err := s.unindex(ctx, it.GUID); err != nil {
 		return err
 	}
 	s.itemsChanged(ctx, sc.list.ID)

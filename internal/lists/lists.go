@@ -113,7 +113,13 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewList) (Li
 			return err
 		}
 		node := nodes.Ref(l.NodeID)
-		return s.acl.Register(ctx, listRef(l.ID), &node)
+		if err := s.acl.Register(ctx, listRef(l.ID), &node); err != nil {
+			return err
+		}
+		if s.index != nil {
+			return s.index.Put(ctx, listDoc(l))
+		}
+		return nil
 	})
 	if err != nil {
 		return ListOut{}, err
@@ -199,7 +205,17 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 			return fault.Conflict("the node already has a list with slug %q", l.Slug).With("field", "slug")
 		}
 		s.schemaChanged(ctx, l.ID)
-		return s.st.updateList(ctx, l, cols)
+		if err := s.st.updateList(ctx, l, cols); err != nil {
+			return err
+		}
+		if in.SearchEnabled != nil || in.Slug != nil {
+			// items carry the list's slug in their path; searchEnabled adds or removes them all
+			return s.reindexList(ctx, &schema{list: l, fields: sc.fields})
+		}
+		if s.index != nil && l.SearchEnabled {
+			return s.index.Put(ctx, listDoc(l))
+		}
+		return nil
 	})
 	if err != nil {
 		return ListOut{}, err

@@ -69,6 +69,11 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 		if err := s.st.setDeleted(ctx, id, &now); err != nil {
 			return err
 		}
+		if s.index != nil {
+			if err := s.index.RemoveContainer(ctx, id); err != nil {
+				return err
+			}
+		}
 		payload, _ := json.Marshal(binList{List: sc.list.out(sc.fields), Views: views, Items: n, Stored: "kept in the list's item table until purge"})
 		_, err = s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list", Title: sc.list.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: sc.list.ID})
 		return err
@@ -118,7 +123,14 @@ func (s *Service) RestoreList(ctx context.Context, payload json.RawMessage) erro
 		}
 		s.itemsChanged(ctx, l.ID)
 		s.schemaChanged(ctx, l.ID)
-		return s.st.setDeleted(ctx, l.ID, nil)
+		if err := s.st.setDeleted(ctx, l.ID, nil); err != nil {
+			return err
+		}
+		sc, err := s.load(ctx, l.ID)
+		if err != nil {
+			return err
+		}
+		return s.reindexList(ctx, sc)
 	})
 }
 
@@ -210,7 +222,10 @@ func (s *Service) RestoreItem(ctx context.Context, payload json.RawMessage) erro
 	if store.IsUnique(err) {
 		return fault.Conflict("an item with this number already exists")
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return s.indexItem(ctx, sc, sc.fields, &Item{Number: it.ID, GUID: it.GUID, Values: vals, UpdatedAt: it.UpdatedAt})
 }
 
 // PurgeItem is the recycle-bin purge of kind "list_item".

@@ -15,6 +15,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/nodes"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -34,6 +35,7 @@ type Service struct {
 	schemas   *schemaCache
 	libs      LibraryLookups
 	saveDelay time.Duration // test hook (SlowSaves)
+	index     search.Index  // search index, nil when not wired
 }
 
 // LibraryLookups is what lookups to document libraries need from the

@@ -22,6 +22,7 @@ type Service struct {
 	acl      *acl.Engine
 	now      func() time.Time
 	onDelete []func(ctx context.Context, nodeID string) error
+	onSaved  []func(ctx context.Context, n *Node) error
 }
 
 // New builds the nodes service.
@@ -33,6 +34,21 @@ func New(db *store.DB, engine *acl.Engine) *Service {
 // bin purges the node's entries).
 func (s *Service) OnDelete(fn func(ctx context.Context, nodeID string) error) {
 	s.onDelete = append(s.onDelete, fn)
+}
+
+// OnSaved registers a hook run in the transaction that creates or changes a
+// node (e.g. the search index).
+func (s *Service) OnSaved(fn func(ctx context.Context, n *Node) error) {
+	s.onSaved = append(s.onSaved, fn)
+}
+
+func (s *Service) saved(ctx context.Context, n *Node) error {
+	for _, fn := range s.onSaved {
+		if err := fn(ctx, n); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Ref is the ACL reference of a node.
@@ -80,6 +96,9 @@ func (s *Service) List(ctx context.Context, p *auth.Principal) ([]*Node, error) 
 	}
 	return out, nil
 }
+
+// All returns every node without checking rights (search crawler).
+func (s *Service) All(ctx context.Context) ([]*Node, error) { return s.st.all(ctx) }
 
 // ChildBySlug finds a child of parent ("" = root) by slug, without rights.
 func (s *Service) ChildBySlug(ctx context.Context, parent, slug string) (*Node, error) {
@@ -213,7 +232,10 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewNode) (*N
 			r := Ref(in.ParentID)
 			parent = &r
 		}
-		return s.acl.Register(ctx, Ref(n.ID), parent)
+		if err := s.acl.Register(ctx, Ref(n.ID), parent); err != nil {
+			return err
+		}
+		return s.saved(ctx, n)
 	})
 	if err != nil {
 		return nil, err
@@ -310,7 +332,7 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 			}
 		}
 		out = n
-		return nil
+		return s.saved(ctx, n)
 	})
 	return out, err
 }

@@ -18,6 +18,7 @@ import (
 	"coreportal/internal/field"
 	"coreportal/internal/nodes"
 	"coreportal/internal/recyclebin"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -33,6 +34,8 @@ type Service struct {
 	acl *acl.Engine
 	bin Bin
 	now func() time.Time
+	// index is the search index (nil when not wired)
+	index search.Index
 }
 
 // New builds the pages service.
@@ -150,6 +153,9 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewPage) (*P
 		if err := s.acl.Register(ctx, Ref(pg.ID), &node); err != nil {
 			return err
 		}
+		if err := s.indexPage(ctx, pg); err != nil {
+			return err
+		}
 		audit.Record(ctx, audit.Entry{Action: "page.create", ResourceType: Kind, ResourceID: pg.ID,
 			After: map[string]any{"nodeId": nodeID, "slug": pg.Slug, "title": pg.Title}})
 		return nil
@@ -209,6 +215,9 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 			}
 			return err
 		}
+		if err := s.indexPage(ctx, pg); err != nil {
+			return err
+		}
 		audit.Record(ctx, audit.Entry{Action: "page.update", ResourceType: Kind, ResourceID: pg.ID, Before: before,
 			After: map[string]any{"slug": pg.Slug, "title": pg.Title}, Details: map[string]any{"changed": cols}})
 		return nil
@@ -240,6 +249,9 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		now := s.now().UTC()
 		if err := s.st.setDeleted(ctx, pg.ID, &now); err != nil {
+			return err
+		}
+		if err := s.unindex(ctx, pg.ID); err != nil {
 			return err
 		}
 		payload, err := json.Marshal(binPage{ID: pg.ID, NodeID: pg.NodeID, Slug: pg.Slug, Title: pg.Title})
@@ -281,7 +293,10 @@ func (s *Service) Restore(ctx context.Context, e recyclebin.Entry) error {
 		} else if !store.IsNotFound(err) {
 			return err
 		}
-		return s.st.setDeleted(ctx, pg.ID, nil)
+		if err := s.st.setDeleted(ctx, pg.ID, nil); err != nil {
+			return err
+		}
+		return s.indexPage(ctx, pg)
 	})
 }
 

@@ -1,0 +1,188 @@
+package lists
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"coreportal/internal/field"
+	"coreportal/internal/search"
+)
+
+// UseIndex connects the search index (wiring); saves then keep it in step in
+// their own transaction.
+func (s *Service) UseIndex(ix search.Index) { s.index = ix }
+
+// fieldsText is the display text of the values of fields, one per line.
+func fieldsText(fields []*field.Def, values map[string]any) string {
+	var parts []string
+	for _, f := range fields {
+		v := values[f.ID]
+		if v == nil || f.Col == 0 {
+			continue
+		}
+		if t := strings.TrimSpace(displayText(f, v)); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func listDoc(l *List) search.Doc {
+	return search.Doc{Type: search.TypeList, ID: l.ID, NodeID: l.NodeID, ContainerID: l.ID, Slug: l.Slug,
+		Title: l.Title, Body: l.Description, UpdatedAt: l.UpdatedAt}
+}
+
+// itemDoc is an item as the index sees it: the title field as title, the
+// other fields (without deleted ones: fields is the current schema) as body.
+func itemDoc(sc *schema, fields []*field.Def, it *Item) search.Doc {
+	title := ""
+	body := make([]*field.Def, 0, len(fields))
+	for _, f := range fields {
+		if f.InternalName == sysTitle {
+			title = displayText(f, it.Values[f.ID])
+			continue
+		}
+		body = append(body, f)
+	}
+	return search.Doc{Type: search.TypeItem, ID: it.GUID, NodeID: sc.list.NodeID, ContainerID: sc.list.ID, Slug: sc.list.Slug,
+		Number: it.Number, Title: title, Body: fieldsText(body, it.Values), UpdatedAt: it.UpdatedAt}
+}
+
+// indexItem puts an item into the index unless its list is not searchable.
+func (s *Service) indexItem(ctx context.Context, sc *schema, fields []*field.Def, it *Item) error {
+	if s.index == nil || !sc.list.SearchEnabled {
+		return nil
+	}
+	return s.index.Put(ctx, itemDoc(sc, fields, it))
+}
+
+func (s *Service) unindex(ctx context.Context, ids ...string) error {
+	if s.index == nil {
+		return nil
+	}
+	return s.index.Remove(ctx, ids...)
+}
+
+// reindexList rebuilds the entries of a list and its items (after a change
+// of searchEnabled, slug or title, or a restore); a list that is not
+// searchable only loses its entries.
+func (s *Service) reindexList(ctx context.Context, sc *schema) error {
+	if s.index == nil {
+		return nil
+	}
+	if err := s.index.RemoveContainer(ctx, sc.list.ID); err != nil {
+		return err
+	}
+	if !sc.list.SearchEnabled {
+		return nil
+	}
+	if err := s.index.Put(ctx, listDoc(sc.list)); err != nil {
+		return err
+	}
+	var last int64
+	for {
+		items, err := s.st.itemsAfter(ctx, sc.list, sc.fields, "id", last, normaliseBatch)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			last = it.Number
+			if err := s.index.Put(ctx, itemDoc(sc, sc.fields, it)); err != nil {
+				return err
+			}
+		}
+		if len(items) < normaliseBatch {
+			return nil
+		}
+	}
+}
+
+// SearchListsPage is the crawler source of lists: searchable lists after the
+// id cursor.
+func (s *Service) SearchListsPage(ctx context.Context, after string, limit int) ([]search.Doc, string, error) {
+	ls, err := s.st.searchableLists(ctx, after, limit)
+	if err != nil {
+		return nil, "", err
+	}
+	docs := make([]search.Doc, 0, len(ls))
+	for _, l := range ls {
+		docs = append(docs, listDoc(l))
+	}
+	if len(ls) < limit {
+		return docs, "", nil
+	}
+	return docs, ls[len(ls)-1].ID, nil
+}
+
+// SearchItemsPage is the crawler source of items: the items of searchable
+// lists, cursor "listId/number".
+func (s *Service) SearchItemsPage(ctx context.Context, after string, limit int) ([]search.Doc, string, error) {
+	listID, num, _ := strings.Cut(after, "/")
+	last, _ := strconv.ParseInt(num, 10, 64)
+	var docs []search.Doc
+	for len(docs) < limit {
+		var sc *schema
+		if listID != "" {
+			var err error
+			if sc, err = s.load(ctx, listID); err != nil {
+				sc = nil // gone meanwhile: go on with the next list
+			}
+		}
+		if sc == nil || !sc.list.SearchEnabled {
+			ls, err := s.st.searchableLists(ctx, listID, 1)
+			if err != nil {
+				return nil, "", err
+			}
+			if len(ls) == 0 {
+				return docs, "", nil
+			}
+			listID, last = ls[0].ID, 0
+			continue
+		}
+		items, err := s.st.itemsAfter(ctx, sc.list, sc.fields, "id", last, limit-len(docs))
+		if err != nil {
+			return nil, "", fmt.Errorf("crawl items of %s: %w", listID, err)
+		}
+		for _, it := range items {
+			last = it.Number
+			docs = append(docs, itemDoc(sc, sc.fields, it))
+		}
+		if len(docs) < limit {
+			ls, err := s.st.searchableLists(ctx, listID, 1)
+			if err != nil {
+				return nil, "", err
+			}
+			if len(ls) == 0 {
+				return docs, "", nil
+			}
+			listID, last = ls[0].ID, 0
+		}
+	}
+	return docs, listID + "/" + strconv.FormatInt(last, 10), nil
+}
+
+// searchableLists are the lists not in the bin with searchEnabled, by id after the cursor.
+func (s *Store) searchableLists(ctx context.Context, after string, limit int) ([]*List, error) {
+	q := "SELECT " + listColumns + " FROM lists WHERE deleted_at IS NULL AND search_enabled = ?"
+	args := []any{true}
+	if after != "" {
+		q += " AND id > ?"
+		args = append(args, after)
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q+" ORDER BY id LIMIT ?", append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("searchable lists: %w", err)
+	}
+	defer rows.Close()
+	var out []*List
+	for rows.Next() {
+		l, err := scanList(rows)
+		if err != nil {
+			return nil, fmt.Errorf("searchable lists: %w", err)
+		}
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,67 @@
+package search
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/web"
+)
+
+// Handler serves GET /search and POST /admin/search/clear.
+type Handler struct{ svc *Service }
+
+// NewHandler builds the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+const searchDoc = `Full-text search over list items, library files (name and custom fields), pages, nodes, lists, libraries and surveys. ` +
+	`Any signed-in user; only what the caller may view is returned and counted (rights are applied in the database query, so meta.total and paging are exact; ` +
+	`administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.
+
+q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection ` +
+	`(Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. ` +
+	`A q without any letter or digit answers 400.
+
+Results are ranked by relevance (a match in the title counts more than in the body), newer first on ties. Each hit has type, id, nodeId, ` +
+	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
+	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
+	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes), updatedAt and score (higher is better; comparable within one answer). ` +
+	`meta: page, limit, total, totalPages.`
+
+// Register adds the operations.
+func (h *Handler) Register(api huma.API) {
+	op := web.Op(http.MethodGet, "/search", "search", "Search everything the caller can view", web.User, "search")
+	op.Description = searchDoc
+	web.Register(api, op, h.search)
+	clear := web.Op(http.MethodPost, "/admin/search/clear", "clearSearchIndex", "Empty the search index", web.Admin, "search")
+	clear.Description = "Administrators. Removes every entry without re-crawling (saves index again from then on; POST /services/search-crawler/run rebuilds). data: { total } = the number of entries removed."
+	web.Register(api, clear, h.clear)
+}
+
+type searchIn struct {
+	Q      string `query:"q" required:"true" maxLength:"1000" doc:"search text: words, \"phrases\", prefix*"`
+	Type   string `query:"type" enum:"item,file,page,node,list,library,survey" doc:"only results of this type"`
+	NodeID string `query:"nodeId" doc:"only results in this node and the nodes below it (view on the node needed)"`
+	Page   int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"page number, from 1"`
+	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"page size, 1-100"`
+}
+
+func (h *Handler) search(ctx context.Context, in *searchIn) (*web.Out[[]Hit], error) {
+	hits, total, err := h.svc.Search(ctx, auth.FromContext(ctx), Request{Q: in.Q, Type: in.Type, NodeID: in.NodeID, Page: in.Page, Limit: in.Limit})
+	if err != nil {
+		return nil, err
+	}
+	return web.Paged(hits, web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, total)), nil
+}
+
+// IndexClearResult is the answer of POST /admin/search/clear.
+type IndexClearResult struct {
+	Total int `json:"total" doc:"entries removed"`
+}
+
+func (h *Handler) clear(ctx context.Context, _ *struct{}) (*web.Out[IndexClearResult], error) {
+	n, err := h.svc.Clear(ctx)
+	return web.Reply(IndexClearResult{Total: n}, err)
+}

@@ -1,0 +1,196 @@
+package test
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+
+	"coreportal/test/kit"
+)
+
+// searchHits runs GET /search as c and returns the hits and meta.
+func searchHits(t *testing.T, c *kit.Client, q string, params ...string) ([]map[string]any, map[string]any) {
+	t.Helper()
+	v := url.Values{"q": {q}}
+	for i := 0; i+1 < len(params); i += 2 {
+		v.Set(params[i], params[i+1])
+	}
+	r := c.Do(t, "GET", "/search?"+v.Encode(), nil).Expect(t, 200)
+	var hits []map[string]any
+	r.Into(t, &hits)
+	return hits, r.Meta
+}
+
+func hitTitles(hits []map[string]any) []string {
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h["type"].(string)+":"+h["title"].(string))
+	}
+	return out
+}
+
+func hasHit(hits []map[string]any, typ, title string) bool {
+	for _, h := range hits {
+		if h["type"] == typ && h["title"] == title {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSearch covers issue #12 on both databases with one server per backend:
+// indexing on save and delete, rights in the query, stemming, phrases,
+// prefixes, snippets, searchEnabled, field deletion, clear and the crawler.
+func TestSearch(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		admin := s.Admin(t)
+		reader, readerID := s.CreateUser(t, "sreader", false)
+		outsider, _ := s.CreateUser(t, "soutsider", false)
+		f := newListFixture(t, s, "contracts")
+		notes := f.addField(t, "notes", "text", nil)
+		grant(t, s, "node", f.nodeID, "user", readerID, "view")
+		hidden := mkNode(t, admin, "", "hidden-zone")
+
+		t.Run("items found after save, gone after delete", func(t *testing.T) {
+			f.create(t, admin, map[string]any{f.fields["title"]: "Договор поставки", notes: "Подписан директором в пятницу"})
+			f.create(t, admin, map[string]any{f.fields["title"]: "Supply contract", notes: "Signed by the director on Friday"})
+			it := f.create(t, admin, map[string]any{f.fields["title"]: "Ёлка новогодняя", notes: "temporary"})
+
+			hits, meta := searchHits(t, reader, "договоры")
+			if len(hits) != 1 || hits[0]["title"] != "Договор поставки" || meta["total"] != 1.0 {
+				t.Fatalf("договоры: %v %v", hitTitles(hits), meta)
+			}
+			h := hits[0]
+			if h["type"] != "item" || h["listId"] != f.listID || h["nodeId"] != f.nodeID || h["number"] != 1.0 ||
+				h["path"] != "/contracts-node/lists/contracts?item=1" || h["updatedAt"] == nil || h["score"] == nil {
+				t.Fatalf("hit %v", h)
+			}
+			hits, _ = searchHits(t, reader, "contracts")
+			if !hasHit(hits, "item", "Supply contract") || !hasHit(hits, "list", "List contracts") {
+				t.Fatalf("contracts: %v", hitTitles(hits))
+			}
+			// title matches rank above body matches
+			if hits[0]["title"] != "Supply contract" && hits[0]["title"] != "List contracts" {
+				t.Fatalf("ranking: %v", hitTitles(hits))
+			}
+			hits, _ = searchHits(t, reader, "директор")
+			if len(hits) != 1 || !strings.Contains(hits[0]["snippet"].(string), "<mark>директором</mark>") {
+				t.Fatalf("snippet: %v", hits)
+			}
+			if hits, _ = searchHits(t, reader, "елка"); len(hits) != 1 || hits[0]["title"] != "Ёлка новогодняя" {
+				t.Fatalf("ё/е: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, "ёлки"); len(hits) != 1 {
+				t.Fatalf("ёлки: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, `"signed by the director"`); len(hits) != 1 || hits[0]["title"] != "Supply contract" {
+				t.Fatalf("phrase: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, `"director signed"`); len(hits) != 0 {
+				t.Fatalf("phrase out of order: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, "suppl*", "type", "item"); len(hits) != 1 || hits[0]["title"] != "Supply contract" {
+				t.Fatalf("prefix: %v", hitTitles(hits))
+			}
+			admin.Do(t, "PATCH", f.pathf("/items/%d", int(it["id"].(float64))), map[string]any{"fieldValues": map[string]any{notes: "permanent"}}).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "temporary"); len(hits) != 0 {
+				t.Fatalf("old text still found: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, "permanent"); len(hits) != 1 {
+				t.Fatalf("new text not found: %v", hitTitles(hits))
+			}
+			admin.Do(t, "DELETE", f.pathf("/items/%d", int(it["id"].(float64))), nil).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "permanent"); len(hits) != 0 {
+				t.Fatalf("deleted item found: %v", hitTitles(hits))
+			}
+		})
+
+		t.Run("rights: isolated item, hidden node, group grant; total counts only what the caller sees", func(t *testing.T) {
+			secret := f.create(t, admin, map[string]any{f.fields["title"]: "Secret contract", notes: "salary"})
+			f.isolate(t, int(secret["id"].(float64)), readerID)
+			admin.Do(t, "POST", "/pages", map[string]any{"nodeId": hidden, "slug": "plans", "title": "Salary plans", "content": "<p>salary grid</p>"}).Expect(t, 201)
+			open := admin.Do(t, "POST", "/pages", map[string]any{"nodeId": f.nodeID, "slug": "open", "title": "Open salary page", "content": "<b>salary</b> info"}).Expect(t, 201).Map(t)
+			hits, meta := searchHits(t, reader, "salary")
+			if len(hits) != 1 || hits[0]["title"] != "Open salary page" || meta["total"] != 1.0 || hits[0]["pageId"] != open["id"] ||
+				hits[0]["path"] != "/contracts-node/pages/open" || hits[0]["snippet"] != "<mark>salary</mark> info" {
+				t.Fatalf("reader sees %v %v", hits, meta)
+			}
+			hits, meta = searchHits(t, admin, "salary")
+			if len(hits) != 3 || meta["total"] != 3.0 {
+				t.Fatalf("admin sees %v %v", hitTitles(hits), meta)
+			}
+			hits, meta = searchHits(t, admin, "salary", "limit", "1", "page", "2")
+			if len(hits) != 1 || meta["total"] != 3.0 || meta["totalPages"] != 3.0 {
+				t.Fatalf("paging %v %v", hitTitles(hits), meta)
+			}
+			hits, _ = searchHits(t, admin, "salary", "nodeId", hidden)
+			if len(hits) != 1 || hits[0]["title"] != "Salary plans" || hits[0]["path"] != "/hidden-zone/pages/plans" {
+				t.Fatalf("nodeId filter %v", hits)
+			}
+			// a group grant on the hidden node opens its page to the group's members
+			g := admin.Do(t, "POST", "/groups", map[string]any{"name": "Search readers"}).Expect(t, 201).Map(t)["id"].(string)
+			admin.Do(t, "POST", "/groups/"+g+"/members", map[string]any{"userId": readerID}).Expect(t, 200)
+			grant(t, s, "node", hidden, "group", g, "view")
+			if hits, meta = searchHits(t, reader, "salary"); len(hits) != 2 || meta["total"] != 2.0 {
+				t.Fatalf("with group grant %v %v", hitTitles(hits), meta)
+			}
+			// restoring inheritance makes the item visible again
+			admin.Do(t, "PATCH", f.pathf("/items/%d/permission-settings", int(secret["id"].(float64))), map[string]any{"inheritFromParent": true}).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "salary", "type", "item"); len(hits) != 1 {
+				t.Fatalf("after restoring inheritance %v", hitTitles(hits))
+			}
+		})
+
+		t.Run("nodes, field deletion, searchEnabled", func(t *testing.T) {
+			if hits, _ := searchHits(t, admin, "hidden", "type", "node"); len(hits) != 1 || hits[0]["path"] != "/hidden-zone" {
+				t.Fatalf("node %v", hits)
+			}
+			if hits, _ := searchHits(t, outsider, "hidden", "type", "node"); len(hits) != 0 {
+				t.Fatalf("reader sees hidden node %v", hits)
+			}
+			admin.Do(t, "DELETE", f.path("/fields/"+notes), nil).Expect(t, 200)
+			if hits, _ := searchHits(t, admin, "директор"); len(hits) != 0 {
+				t.Fatalf("deleted field still found: %v", hitTitles(hits))
+			}
+			admin.Do(t, "PATCH", f.path(""), map[string]any{"searchEnabled": false}).Expect(t, 200)
+			if hits, _ := searchHits(t, admin, "contract", "nodeId", f.nodeID, "type", "item"); len(hits) != 0 {
+				t.Fatalf("searchEnabled=false still found: %v", hitTitles(hits))
+			}
+			admin.Do(t, "PATCH", f.path(""), map[string]any{"searchEnabled": true}).Expect(t, 200)
+			if hits, _ := searchHits(t, admin, "contract", "type", "item"); len(hits) != 2 {
+				t.Fatalf("searchEnabled=true again: %v", hitTitles(hits))
+			}
+		})
+
+		t.Run("bad input", func(t *testing.T) {
+			for _, q := range []string{"/search", "/search?q=", "/search?q=%20%2A%22", "/search?q=x&limit=0", "/search?q=x&limit=101",
+				"/search?q=x&type=user", "/search?q=x&nodeId=nope", "/search?q=x&page=0"} {
+				reader.Do(t, "GET", q, nil).Expect(t, 400, "VALIDATION_ERROR")
+			}
+			s.Anon().Do(t, "GET", "/search?q=x", nil).Expect(t, 401)
+			outsider.Do(t, "GET", "/search?q=x&nodeId="+hidden, nil).Expect(t, 403)
+			reader.Do(t, "POST", "/admin/search/clear", nil).Expect(t, 403)
+		})
+
+		t.Run("clear and crawl", func(t *testing.T) {
+			before, _ := searchHits(t, admin, "contract")
+			n := admin.Do(t, "POST", "/admin/search/clear", nil).Expect(t, 200).Map(t)["total"].(float64)
+			if n < 5 {
+				t.Fatalf("cleared %v", n)
+			}
+			if hits, _ := searchHits(t, admin, "contract"); len(hits) != 0 {
+				t.Fatalf("after clear %v", hitTitles(hits))
+			}
+			run := admin.Do(t, "POST", "/services/search-crawler/run", nil).Expect(t, 202).Map(t)
+			j := waitJob(t, admin, run["jobId"].(string), "succeeded")
+			res := j["result"].(map[string]any)
+			if res["indexed"].(float64) < n {
+				t.Fatalf("crawl result %v (cleared %v)", res, n)
+			}
+			after, _ := searchHits(t, admin, "contract")
+			if strings.Join(hitTitles(after), "|") != strings.Join(hitTitles(before), "|") {
+				t.Fatalf("crawl gave %v, want %v", hitTitles(after), hitTitles(before))
+			}
+		})
+	})
+}
