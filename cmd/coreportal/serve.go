@@ -199,6 +199,7 @@ func (a *app) routes() http.Handler {
 		web.RequestID,
 		a.observeRoutes(),
 		web.SecurityHeaders,
+		web.Compress(), web.ETag,
 		web.BodyDeadline(web.BodyLimits{Grace: a.cfg.BodyGrace, MinRate: a.cfg.BodyMinRate}),
 		web.Sanitize,
 		release.RunnerGate(a.cfg.UpdateRunnerToken),

@@ -75,7 +75,10 @@ type schema struct {
 	byName map[string]*field.Def
 }
 
+// metaDefs are the columns every item has besides its fields; `id` is the
+// item number shown in every answer (a field whose internal name is id wins).
 var metaDefs = map[string]*field.Def{
+	"id":           {ID: "id", InternalName: "id", Title: "ID", Type: field.Number, ColName: "id"},
 	"__created_at": {ID: "__created_at", InternalName: "__created_at", Title: "Created", Type: field.DateTime, ColName: "created_at"},
 	"__updated_at": {ID: "__updated_at", InternalName: "__updated_at", Title: "Modified", Type: field.DateTime, ColName: "updated_at"},
 }
