@@ -153,7 +153,7 @@ func TestReceiversAndDispatch(t *testing.T) {
 	})
 }
 
-func TestPurgeDispatchedOutbox(t *testing.T) {
+func TestDispatchDeletesOutboxRows(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		q := jobs.New(db)
@@ -163,14 +163,24 @@ func TestPurgeDispatchedOutbox(t *testing.T) {
 				return outbox.Write(ctx, db, outbox.Event{Name: ItemCreated, ResourceType: "list_item", ResourceID: "1", Payload: map[string]any{}})
 			})
 		}
-		if n, err := ev.DispatchOnce(ctx); n != 3 || err != nil {
+		// a row marked dispatched by an earlier version
+		if _, err := db.W(ctx).ExecContext(ctx, `UPDATE outbox SET dispatched_at = ? WHERE id = (SELECT min(id) FROM outbox)`, time.Now().UTC()); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := ev.DispatchOnce(ctx); n != 2 || err != nil {
 			t.Fatalf("dispatch: %d %v", n, err)
 		}
-		if n, _ := ev.st.purgeDispatched(ctx, time.Now().UTC().Add(-time.Hour)); n != 0 {
-			t.Fatalf("purged fresh events: %d", n)
+		count := func() (n int) {
+			if err := db.Q(ctx).QueryRowContext(ctx, `SELECT count(*) FROM outbox`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
 		}
-		if n, _ := ev.st.purgeDispatched(ctx, time.Now().UTC().Add(time.Minute)); n != 3 {
-			t.Fatalf("purged %d, want 3", n)
+		if n := count(); n != 1 {
+			t.Fatalf("%d outbox rows after dispatch, want only the old dispatched one", n)
+		}
+		if n, _ := ev.st.purgeDispatched(ctx); n != 1 || count() != 0 {
+			t.Fatalf("purged %d, %d rows left", n, count())
 		}
 	})
 }

@@ -184,9 +184,6 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	return s.st.delete(ctx, id)
 }
 
-// OutboxKeep is how long dispatched outbox events stay (for diagnosis) before the dispatcher deletes them.
-const OutboxKeep = 7 * 24 * time.Hour
-
 // Wake makes the dispatcher look at the outbox now (call after commit).
 func (s *Service) Wake() {
 	select {
@@ -200,7 +197,7 @@ func (s *Service) Dispatch(ctx context.Context) {
 	var lastPurge time.Time
 	for ctx.Err() == nil {
 		if time.Since(lastPurge) > time.Hour {
-			if n, err := s.st.purgeDispatched(ctx, s.now().UTC().Add(-OutboxKeep)); err != nil {
+			if n, err := s.st.purgeDispatched(ctx); err != nil {
 				store.LogLoopError(ctx, "purge dispatched outbox events", err)
 			} else if n > 0 {
 				slog.InfoContext(ctx, "dispatched outbox events purged", "count", n)
@@ -221,7 +218,8 @@ func (s *Service) Dispatch(ctx context.Context) {
 }
 
 // DispatchOnce turns one batch of committed outbox events into the jobs of
-// their receivers, in the same transaction that marks them dispatched: an
+// their receivers, in the same transaction that deletes them (the jobs carry
+// what delivery needs, so the outbox holds only undelivered events): an
 // event is delivered at least once (exactly once unless the database loses a
 // commit), and the jobs of one receiver and resource run in event order.
 func (s *Service) DispatchOnce(ctx context.Context) (int, error) {
@@ -246,7 +244,7 @@ func (s *Service) DispatchOnce(ctx context.Context) (int, error) {
 			ids = append(ids, e.ID)
 		}
 		n = len(evs)
-		return s.st.markDispatched(ctx, ids, s.now().UTC())
+		return s.st.deleteDispatched(ctx, ids)
 	})
 	return n, err
 }

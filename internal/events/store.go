@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"coreportal/internal/store"
 )
@@ -109,14 +108,16 @@ func (s *evStore) pending(ctx context.Context, limit int) ([]event, error) {
 	return out, rows.Err()
 }
 
-func (s *evStore) markDispatched(ctx context.Context, ids []int64, now time.Time) error {
-	args := []any{now}
-	for _, id := range ids {
-		args = append(args, id)
+// deleteDispatched removes events whose jobs were just enqueued: the jobs
+// carry everything delivery needs, so a dispatched row is never kept.
+func (s *evStore) deleteDispatched(ctx context.Context, ids []int64) error {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
 	}
-	_, err := s.db.W(ctx).ExecContext(ctx, `UPDATE outbox SET dispatched_at = ? WHERE id IN (`+store.Placeholders(len(ids))+`)`, args...)
+	_, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE id IN (`+store.Placeholders(len(ids))+`)`, args...)
 	if err != nil {
-		return fmt.Errorf("mark outbox dispatched: %w", err)
+		return fmt.Errorf("delete dispatched outbox events: %w", err)
 	}
 	return nil
 }
@@ -134,9 +135,10 @@ func (s *evStore) lockDispatch(ctx context.Context) (bool, error) {
 	return ok, nil
 }
 
-// purgeDispatched deletes events dispatched before cutoff.
-func (s *evStore) purgeDispatched(ctx context.Context, cutoff time.Time) (int64, error) {
-	res, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE dispatched_at IS NOT NULL AND dispatched_at < ?`, cutoff)
+// purgeDispatched deletes the events marked dispatched by earlier versions,
+// which kept them for a week.
+func (s *evStore) purgeDispatched(ctx context.Context) (int64, error) {
+	res, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE dispatched_at IS NOT NULL`)
 	if err != nil {
 		return 0, fmt.Errorf("purge outbox: %w", err)
 	}
