@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -162,6 +163,55 @@ func TestSearch(t *testing.T) {
 			}
 		})
 
+		t.Run("library files: found after upload and rename, isolated folder hidden, gone after delete, back after restore", func(t *testing.T) {
+			lf := newLibFixture(t, s, "archive")
+			grant(t, s, "node", lf.nodeID, "user", readerID, "view")
+			vault := lf.folder(t, admin, nil, "Vault")
+			lf.put(t, admin, vault["guid"].(string), "budget forecast.xlsx", []byte("x"), 201)
+			open := lf.put(t, admin, "", "budget summary.txt", []byte("x"), 201)
+			hits, meta := searchHits(t, reader, "budget")
+			if len(hits) != 2 || meta["total"] != 2.0 {
+				t.Fatalf("before isolation %v", hitTitles(hits))
+			}
+			admin.Do(t, "PATCH", lf.path("/files/%d/permission-settings", num(vault)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+			var recs []map[string]any
+			admin.Do(t, "GET", "/permissions?resourceType=file&resourceId="+vault["guid"].(string), nil).Expect(t, 200).Into(t, &recs)
+			for _, r := range recs {
+				if r["principalId"] == readerID {
+					admin.Do(t, "DELETE", "/permissions/"+r["id"].(string), nil).Expect(t, 200)
+				}
+			}
+			hits, meta = searchHits(t, reader, "budget")
+			if len(hits) != 1 || meta["total"] != 1.0 || hits[0]["title"] != "budget summary.txt" || hits[0]["libraryId"] != lf.libID ||
+				hits[0]["path"] != "/archive-node/libraries/archive?file="+fmt.Sprint(num(open)) {
+				t.Fatalf("isolated folder: %v", hits)
+			}
+			if hits, _ = searchHits(t, admin, "budget"); len(hits) != 2 {
+				t.Fatalf("admin: %v", hitTitles(hits))
+			}
+			admin.Do(t, "PATCH", lf.path("/files/%d", num(open)), map[string]any{"name": "revenue summary.txt"}).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "revenue", "type", "file"); len(hits) != 1 {
+				t.Fatalf("renamed: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, reader, "archive", "type", "library"); len(hits) != 1 || hits[0]["path"] != "/archive-node/libraries/archive" {
+				t.Fatalf("library: %v", hits)
+			}
+			admin.Do(t, "DELETE", lf.path("/files/%d", num(open)), nil).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "revenue"); len(hits) != 0 {
+				t.Fatalf("deleted file found: %v", hitTitles(hits))
+			}
+			var entries []map[string]any
+			admin.Do(t, "GET", "/nodes/"+lf.nodeID+"/recycle-bin", nil).Expect(t, 200).Into(t, &entries)
+			admin.Do(t, "POST", "/nodes/"+lf.nodeID+"/recycle-bin/"+entries[0]["id"].(string)+"/restore", nil).Expect(t, 200)
+			if hits, _ = searchHits(t, reader, "revenue"); len(hits) != 1 {
+				t.Fatalf("restored file not found: %v", hitTitles(hits))
+			}
+			admin.Do(t, "DELETE", "/libraries/"+lf.libID, nil).Expect(t, 200)
+			if hits, _ = searchHits(t, admin, "budget revenue archive"); len(hits) != 0 {
+				t.Fatalf("deleted library found: %v", hitTitles(hits))
+			}
+		})
+
 		t.Run("bad input", func(t *testing.T) {
 			for _, q := range []string{"/search", "/search?q=", "/search?q=%20%2A%22", "/search?q=x&limit=0", "/search?q=x&limit=101",
 				"/search?q=x&type=user", "/search?q=x&nodeId=nope", "/search?q=x&page=0"} {
@@ -186,6 +236,11 @@ func TestSearch(t *testing.T) {
 			res := j["result"].(map[string]any)
 			if res["indexed"].(float64) < n {
 				t.Fatalf("crawl result %v (cleared %v)", res, n)
+			}
+			dash := admin.Do(t, "GET", "/admin/dashboard", nil).Expect(t, 200).Map(t)
+			si := dash["maintenance"].(map[string]any)["searchIndex"].(map[string]any)
+			if si["records"].(float64) < n || si["updatedAt"] == nil || si["status"] != "ok" {
+				t.Fatalf("dashboard searchIndex %v", si)
 			}
 			after, _ := searchHits(t, admin, "contract")
 			if strings.Join(hitTitles(after), "|") != strings.Join(hitTitles(before), "|") {

@@ -61,6 +61,7 @@ func (a *app) buildDashboard() {
 		Jobs: a.jobs, Services: a.services, Audit: a.admin.audit,
 		RecentErrors:    a.admin.logs.RecentErrors,
 		RecycleBinCount: a.access.recycleBin.Count,
+		SearchIndex:     a.searchIndexBlock,
 		Bus:             bus, Blob: blob,
 		SSEClients: a.live.Clients,
 		LogDropped: func() int64 { return logTee.Stats().Dropped },

@@ -21,10 +21,12 @@ func (a *app) buildSearch() {
 	a.nodes.OnDelete(func(ctx context.Context, id string) error { return ix.Remove(ctx, id) })
 	a.lists.UseIndex(ix)
 	a.pages.UseIndex(ix)
+	a.libraries.UseIndex(ix)
 	ix.AddSource(search.Source{Name: "nodes", Page: a.searchNodes})
 	ix.AddSource(search.Source{Name: "lists", Page: a.lists.SearchListsPage})
 	ix.AddSource(search.Source{Name: "items", Page: a.lists.SearchItemsPage})
 	ix.AddSource(search.Source{Name: "pages", Page: a.pages.SearchPage})
+	ix.AddSource(search.Source{Name: "libraries", Page: a.libraries.SearchLibrariesPage})
 	a.services.RegisterJob(services.KeySearchCrawler, "searchCrawler.run", func(ctx context.Context) (any, error) {
 		return ix.Crawl(ctx)
 	})
@@ -52,3 +54,16 @@ func (a *app) searchNodes(ctx context.Context, after string, _ int) ([]search.Do
 
 // searchHandler is the HTTP handler of GET /search and POST /admin/search/clear.
 func (a *app) searchHandler() interface{ Register(huma.API) } { return search.NewHandler(a.search) }
+
+// searchIndexBlock is the dashboard's maintenance.searchIndex block.
+func (a *app) searchIndexBlock(ctx context.Context) (map[string]any, error) {
+	st, err := a.search.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	status := "ok"
+	if st.LastCrawlAt == nil {
+		status = "never crawled"
+	}
+	return map[string]any{"configured": true, "records": st.Entries, "updatedAt": st.LastCrawlAt, "status": status}, nil
+}

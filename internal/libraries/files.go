@@ -161,7 +161,10 @@ func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID
 			}
 			return err
 		}
-		return s.acl.Register(ctx, fileRef(f.GUID), &parent)
+		if err := s.acl.Register(ctx, fileRef(f.GUID), &parent); err != nil {
+			return err
+		}
+		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {
 		return FileOut{}, err
@@ -240,9 +243,11 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 			return err
 		}
 		if dest != nil {
-			return s.acl.Move(ctx, fileRef(f.GUID), dest)
+			if err := s.acl.Move(ctx, fileRef(f.GUID), dest); err != nil {
+				return err
+			}
 		}
-		return nil
+		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {
 		return FileOut{}, err

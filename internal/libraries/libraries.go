@@ -105,7 +105,10 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewLibrary) 
 			return err
 		}
 		node := nodeRef(nodeID)
-		return s.acl.Register(ctx, libRef(l.ID), &node)
+		if err := s.acl.Register(ctx, libRef(l.ID), &node); err != nil {
+			return err
+		}
+		return s.indexLibrary(ctx, l)
 	})
 	if err != nil {
 		return LibraryOut{}, err
@@ -163,10 +166,20 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 		l.Description = *in.Description
 	}
 	l.UpdatedAt = s.now().UTC()
-	if err := s.st.updateLibrary(ctx, l.Library); err != nil {
-		if store.IsUnique(err) {
-			return LibraryOut{}, slugTaken(l.Slug)
+	slugChanged := in.Slug != nil
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		if err := s.st.updateLibrary(ctx, l.Library); err != nil {
+			if store.IsUnique(err) {
+				return slugTaken(l.Slug)
+			}
+			return err
 		}
+		if slugChanged { // files carry the library's slug in their path
+			return s.reindexFiles(ctx, l.ID)
+		}
+		return s.indexLibrary(ctx, l.Library)
+	})
+	if err != nil {
 		return LibraryOut{}, err
 	}
 	return l.out(l.fields), nil
@@ -195,6 +208,11 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		if err := s.st.setLibraryDeleted(ctx, l.ID, &now); err != nil {
 			return err
 		}
+		if s.index != nil {
+			if err := s.index.RemoveContainer(ctx, l.ID); err != nil {
+				return err
+			}
+		}
 		payload, _ := json.Marshal(binLibrary{Library: l.out(l.fields)})
 		_, err := s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "library", Title: l.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: l.ID})
 		return err
@@ -215,7 +233,12 @@ func (s *Service) RestoreLibrary(ctx context.Context, payload json.RawMessage) e
 	if other, err := s.st.libraryBySlug(ctx, l.NodeID, l.Slug); err == nil && other != l.ID {
 		return slugTaken(l.Slug)
 	}
-	return s.st.setLibraryDeleted(ctx, l.ID, nil)
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		if err := s.st.setLibraryDeleted(ctx, l.ID, nil); err != nil {
+			return err
+		}
+		return s.reindexFiles(ctx, l.ID)
+	})
 }
 
 // PurgeLibrary is the recycle-bin purge of kind "library": rows, ACL records

@@ -48,6 +48,9 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 		if err := s.st.trash(ctx, trashID, s.now().UTC(), guids); err != nil {
 			return err
 		}
+		if err := s.unindex(ctx, guids...); err != nil {
+			return err
+		}
 		payload, _ := json.Marshal(binFile{LibraryID: l.ID, TrashID: trashID, Number: f.Number, Name: f.Name, ItemType: f.itemType(), Count: len(tree)})
 		_, err = s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "file", Title: f.Name, DeletedBy: p.UserID, ScopeID: l.ID, Payload: payload, ResourceID: f.GUID})
 		return err
@@ -103,6 +106,18 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 			return fault.Conflict("the folder already has an entry named %q", top.Name)
 		}
 		return err
+	}
+	if s.index == nil {
+		return nil
+	}
+	l, err := s.load(ctx, b.LibraryID)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := s.index.Put(ctx, fileDoc(l, f)); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/nodes"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -54,6 +55,7 @@ type Service struct {
 	subjects  Subjects
 	counts    *countCache
 	now       func() time.Time
+	index     search.Index // search index, nil when not wired
 }
 
 // NewService builds the libraries service and registers the file-number

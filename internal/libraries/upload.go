@@ -124,7 +124,10 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		s.filesChanged(ctx)
 		f, created, err = s.recordUpload(ctx, p, l, parent, parentNo, name, v)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {
 		s.dropBlob(ctx, v.blobKey)
