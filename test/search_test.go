@@ -212,6 +212,22 @@ func TestSearch(t *testing.T) {
 			}
 		})
 
+		t.Run("surveys: drafts stay out, published found, gone after delete", func(t *testing.T) {
+			sv := mkSurvey(t, admin, f.nodeID, "canteen", surveyDef(false), map[string]any{"title": "Canteen satisfaction"})
+			if hits, _ := searchHits(t, reader, "canteen"); len(hits) != 0 {
+				t.Fatalf("draft found: %v", hitTitles(hits))
+			}
+			admin.Do(t, "POST", "/surveys/"+sv["id"].(string)+"/publish", nil).Expect(t, 200)
+			hits, _ := searchHits(t, reader, "satisfaction", "type", "survey")
+			if len(hits) != 1 || hits[0]["surveyId"] != sv["id"] || hits[0]["path"] != "/contracts-node/surveys/canteen" {
+				t.Fatalf("published: %v", hits)
+			}
+			admin.Do(t, "DELETE", "/surveys/"+sv["id"].(string), nil).Expect(t, 200)
+			if hits, _ := searchHits(t, reader, "canteen"); len(hits) != 0 {
+				t.Fatalf("deleted survey found: %v", hitTitles(hits))
+			}
+		})
+
 		t.Run("bad input", func(t *testing.T) {
 			for _, q := range []string{"/search", "/search?q=", "/search?q=%20%2A%22", "/search?q=x&limit=0", "/search?q=x&limit=101",
 				"/search?q=x&type=user", "/search?q=x&nodeId=nope", "/search?q=x&page=0"} {

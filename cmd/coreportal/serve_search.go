@@ -22,11 +22,13 @@ func (a *app) buildSearch() {
 	a.lists.UseIndex(ix)
 	a.pages.UseIndex(ix)
 	a.libraries.UseIndex(ix)
+	a.surveys.Index = ix
 	ix.AddSource(search.Source{Name: "nodes", Page: a.searchNodes})
 	ix.AddSource(search.Source{Name: "lists", Page: a.lists.SearchListsPage})
 	ix.AddSource(search.Source{Name: "items", Page: a.lists.SearchItemsPage})
 	ix.AddSource(search.Source{Name: "pages", Page: a.pages.SearchPage})
 	ix.AddSource(search.Source{Name: "libraries", Page: a.libraries.SearchLibrariesPage})
+	ix.AddSource(search.Source{Name: "surveys", Page: a.surveys.SearchPage})
 	a.services.RegisterJob(services.KeySearchCrawler, "searchCrawler.run", func(ctx context.Context) (any, error) {
 		return ix.Crawl(ctx)
 	})

@@ -91,6 +91,9 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 			sv.Definition = *def
 			sv.DefVersion++
 		}
+		if err := s.index(ctx, sv); err != nil {
+			return err
+		}
 		if sv.AddToSideMenu || wasInMenu {
 			return s.syncMenu(ctx, sv, sv.AddToSideMenu)
 		}
@@ -132,14 +135,20 @@ func (s *Service) Transition(ctx context.Context, p *auth.Principal, id, action 
 		return SurveyCard{}, fault.Validation("definition.questions", "add at least one question before publishing")
 	}
 	now := s.now().UTC()
-	moved, err := s.st.setStatus(ctx, sv.ID, t.from, t.to, now)
+	err = s.DB.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		moved, err := s.st.setStatus(ctx, sv.ID, t.from, t.to, now)
+		if err != nil {
+			return err
+		}
+		if !moved {
+			return fault.Conflict("the survey changed state meanwhile; reload it")
+		}
+		sv.Status, sv.UpdatedAt = t.to, now
+		return s.index(ctx, sv)
+	})
 	if err != nil {
 		return SurveyCard{}, err
 	}
-	if !moved {
-		return SurveyCard{}, fault.Conflict("the survey changed state meanwhile; reload it")
-	}
-	sv.Status, sv.UpdatedAt = t.to, now
 	return s.card(ctx, p, sv, lvl)
 }
 
@@ -222,6 +231,9 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		if err := s.st.setDeleted(ctx, sv.ID, &now); err != nil {
 			return err
 		}
+		if err := s.unindex(ctx, sv.ID); err != nil {
+			return err
+		}
 		if err := s.syncMenu(ctx, sv, false); err != nil {
 			return err
 		}
@@ -256,6 +268,9 @@ func (s *Service) restore(ctx context.Context, e recyclebin.Entry) error {
 		return fault.Conflict("the node already has a survey with slug %q; rename it first", sv.Slug)
 	}
 	if err := s.st.setDeleted(ctx, sv.ID, nil); err != nil {
+		return err
+	}
+	if err := s.index(ctx, sv); err != nil {
 		return err
 	}
 	if sv.AddToSideMenu {

@@ -17,6 +17,7 @@ import (
 	"coreportal/internal/menu"
 	"coreportal/internal/nodes"
 	"coreportal/internal/recyclebin"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -35,6 +36,8 @@ type Deps struct {
 	// Secret keys the respondent marks (HMAC-SHA256 of survey and user), so
 	// that anonymous surveys enforce one answer per user without storing who.
 	Secret []byte
+	// Index is the search index (nil: not indexed).
+	Index search.Index
 }
 
 // Service holds the rules of surveys.
