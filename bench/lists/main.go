@@ -4,6 +4,7 @@
 //	go run ./bench/lists seed   -db <postgres URL or sqlite file> -n 100000
 //	go run ./bench/lists query  -db <…> -iter 200 [-as admin] [-cold]
 //	go run ./bench/lists create -db <…> -seconds 10 -workers 8
+//	go run ./bench/lists adhoc  -db <…> -seconds 10 -clients 32
 //
 // seed creates a node "bench" with a list "bench" of 10 fields (title and
 // 9 typed fields) and a view sorted by the date field, then inserts n items
@@ -270,7 +271,7 @@ func create(ctx context.Context, e *env, seconds, workers int) error {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: lists seed|query|create -db <dsn> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: lists seed|query|create|adhoc -db <dsn> [flags]")
 		os.Exit(2)
 	}
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
@@ -282,6 +283,7 @@ func main() {
 	cold := fs.Bool("cold", false, "query: a fresh lists service per query (no cached counts)")
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
+	clients := fs.Int("clients", 32, "adhoc: concurrent readers of the second run")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])
 	if *cpuprofile != "" {
@@ -309,6 +311,8 @@ func main() {
 		err = query(ctx, e, *iter, *who, *cold)
 	case "create":
 		err = create(ctx, e, *seconds, *workers)
+	case "adhoc":
+		err = adhoc(ctx, e, *seconds, *clients)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

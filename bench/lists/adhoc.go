@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"coreportal/internal/lists"
+	"coreportal/internal/store"
+)
+
+// adhoc is the request of issue #16 on columns no view sorts or filters on:
+// title contains a two-letter string AND amount between 1000 and 5000,
+// sorted by the datetime field `at` descending (the seeded views sort by due
+// and filter on amount and name), 50 per page, a random page from 1 to 20,
+// with the exact total. It runs with one client and with -clients clients,
+// warm (one service: totals kept 5 s per filter) and cold (a fresh service
+// per request: every total counted), and prints p50/p95, requests/s, the
+// item table's size and the size of one answer (JSON envelope, plain and gzip).
+func adhoc(ctx context.Context, e *env, seconds, clients int) error {
+	listID, err := findList(ctx, e)
+	if err != nil {
+		return err
+	}
+	pairs := []string{"al", "ta", "ep", "er", "ro", "ни", "ва", "pr"}
+	filter := func(rng *rand.Rand) string {
+		return fmt.Sprintf(`{"logic":"and","conditions":[{"column":"title","operator":"contains","value":%q},`+
+			`{"column":"amount","operator":"gte","value":1000},{"column":"amount","operator":"lte","value":5000}]}`, pairs[rng.IntN(len(pairs))])
+	}
+	table, err := tableSize(ctx, e, listID)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("item table (with its indexes): %s\n", table)
+	// one answer's size
+	items, meta, err := e.svc.ListItems(ctx, e.reader, listID, lists.ListParams{Page: 1, Limit: 50, Filter: filter(rand.New(rand.NewPCG(1, 1))), Sort: "at:desc"})
+	if err != nil {
+		return err
+	}
+	body, _ := json.Marshal(map[string]any{"success": true, "data": items, "meta": meta})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+	fmt.Printf("answer of 50 items: %d bytes plain, %d bytes gzip (total %d)\n", len(body), gz.Len(), meta.Total)
+	for _, cold := range []bool{false, true} {
+		for _, n := range []int{1, clients} {
+			var mu sync.Mutex
+			var ds []time.Duration
+			var failed atomic.Int64
+			deadline := time.Now().Add(time.Duration(seconds) * time.Second)
+			var wg sync.WaitGroup
+			start := time.Now()
+			for c := 0; c < n; c++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					rng := rand.New(rand.NewPCG(uint64(c), uint64(time.Now().UnixNano())))
+					for time.Now().Before(deadline) {
+						svc := e.svc
+						if cold {
+							svc = lists.NewService(e.db, e.acl, e.nodes)
+						}
+						t0 := time.Now()
+						_, _, err := svc.ListItems(ctx, e.reader, listID, lists.ListParams{Page: 1 + rng.IntN(20), Limit: 50, Filter: filter(rng), Sort: "at:desc"})
+						d := time.Since(t0)
+						if err != nil {
+							failed.Add(1)
+							continue
+						}
+						mu.Lock()
+						ds = append(ds, d)
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			el := time.Since(start)
+			mode := "warm (totals cached 5 s)"
+			if cold {
+				mode = "cold (every total counted)"
+			}
+			if len(ds) == 0 {
+				fmt.Printf("%-28s clients=%-3d no answers, %d failed\n", mode, n, failed.Load())
+				continue
+			}
+			fmt.Printf("%-28s clients=%-3d requests=%d p50=%s p95=%s req/s=%.1f failed=%d\n", mode, n, len(ds),
+				percentile(ds, .5).Round(100*time.Microsecond), percentile(ds, .95).Round(100*time.Microsecond), float64(len(ds))/el.Seconds(), failed.Load())
+		}
+	}
+	return nil
+}
+
+// tableSize is the on-disk size of the list's item table and its indexes.
+func tableSize(ctx context.Context, e *env, listID string) (string, error) {
+	var table string
+	if err := e.db.Q(ctx).QueryRowContext(ctx, "SELECT table_name FROM lists WHERE id = ?", listID).Scan(&table); err != nil {
+		return "", err
+	}
+	if e.db.Dialect == store.Postgres {
+		var heap, total int64
+		err := e.db.Q(ctx).QueryRowContext(ctx, "SELECT pg_table_size(?::regclass), pg_total_relation_size(?::regclass)", table, table).Scan(&heap, &total)
+		return fmt.Sprintf("table %.1f MiB, with indexes %.1f MiB", float64(heap)/(1<<20), float64(total)/(1<<20)), err
+	}
+	var heap, total int64
+	err := e.db.Q(ctx).QueryRowContext(ctx, `SELECT coalesce(sum(CASE WHEN name = ? THEN pgsize END), 0), coalesce(sum(pgsize), 0)
+		FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?)`, table, table, table).Scan(&heap, &total)
+	if err != nil {
+		return "unknown (dbstat: " + err.Error() + ")", nil
+	}
+	return fmt.Sprintf("table %.1f MiB, with indexes %.1f MiB", float64(heap)/(1<<20), float64(total)/(1<<20)), nil
+}
