@@ -7,8 +7,6 @@ import (
 	"reflect"
 	"strings"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
@@ -22,14 +20,7 @@ import (
 // (responses carry only current fields) until the file's next write drops them.
 
 // FieldInput is the body of field create and update; nil keys stay unchanged on update.
-type FieldInput struct {
-	InternalName *string
-	Title        *string
-	FieldType    *string
-	IsRequired   *bool
-	SortOrder    *int
-	Settings     json.RawMessage
-}
+type FieldInput = field.Input
 
 const maxFields = 200
 
@@ -63,48 +54,11 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, libraryID 
 	if len(l.fields) >= maxFields {
 		return LibraryFieldOut{}, fault.Validation("fieldType", "a library can have at most %d fields", maxFields)
 	}
-	var title, typ string
-	if in.Title != nil {
-		title = *in.Title
-	}
-	if title, err = fault.RequiredText("title", title, 200); err != nil {
-		return LibraryFieldOut{}, err
-	}
-	if in.FieldType != nil {
-		typ = *in.FieldType
-	}
-	kind, ok := field.Of(typ)
-	if !ok {
-		return LibraryFieldOut{}, fault.Validation("fieldType", "fieldType must be one of %s", strings.Join(field.Types(), ", "))
-	}
-	st, _, err := field.DecodeSettings(in.Settings)
+	f, err := field.New(l.ID, in, len(l.fields)*10, func(st field.FieldSettings) error { return s.checkOwnLookup(ctx, p, st) })
 	if err != nil {
 		return LibraryFieldOut{}, err
 	}
-	if st, err = kind.CheckSettings(st, true); err != nil {
-		return LibraryFieldOut{}, fault.Validation("settings", "%s", err.Error())
-	}
-	if typ == field.Lookup {
-		if err := s.checkOwnLookup(ctx, p, st); err != nil {
-			return LibraryFieldOut{}, err
-		}
-	}
-	f := &field.Def{ID: uuid.NewString(), ListID: l.ID, Title: title, Type: typ, Settings: st, SortOrder: len(l.fields) * 10}
-	if in.IsRequired != nil {
-		f.Required = *in.IsRequired
-	}
-	if in.SortOrder != nil {
-		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
-			return LibraryFieldOut{}, err
-		}
-		f.SortOrder = *in.SortOrder
-	}
-	if in.InternalName != nil && *in.InternalName != "" {
-		f.InternalName = *in.InternalName
-		if err := field.CheckInternalName(f.InternalName); err != nil {
-			return LibraryFieldOut{}, err
-		}
-	} else {
+	if f.InternalName == "" {
 		for i := len(l.fields) + 1; ; i++ {
 			if f.InternalName = fmt.Sprintf("field_%d", i); l.byName[f.InternalName] == nil {
 				break
@@ -148,40 +102,8 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, libraryID,
 		return LibraryFieldOut{}, err
 	}
 	old := *f
-	if in.FieldType != nil && *in.FieldType != f.Type {
-		return LibraryFieldOut{}, fault.Validation("fieldType", "the type of a field cannot be changed; add a new field instead")
-	}
-	if in.InternalName != nil && *in.InternalName != f.InternalName {
-		return LibraryFieldOut{}, fault.Validation("internalName", "internalName cannot be changed")
-	}
-	if in.Title != nil {
-		if f.Title, err = fault.RequiredText("title", *in.Title, 200); err != nil {
-			return LibraryFieldOut{}, err
-		}
-	}
-	if in.IsRequired != nil {
-		f.Required = *in.IsRequired
-	}
-	if in.SortOrder != nil {
-		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
-			return LibraryFieldOut{}, err
-		}
-		f.SortOrder = *in.SortOrder
-	}
-	st, given, err := field.DecodeSettings(in.Settings)
-	if err != nil {
+	if err := field.Patch(f, in, func(st field.FieldSettings) error { return s.checkOwnLookup(ctx, p, st) }); err != nil {
 		return LibraryFieldOut{}, err
-	}
-	if given {
-		merged := field.MergeSettings(f.Settings, st, in.Settings)
-		if f.Settings, err = field.MustOf(f).CheckSettings(merged, false); err != nil {
-			return LibraryFieldOut{}, fault.Validation("settings", "%s", err.Error())
-		}
-		if f.Type == field.Lookup {
-			if err := s.checkOwnLookup(ctx, p, f.Settings); err != nil {
-				return LibraryFieldOut{}, err
-			}
-		}
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if err := s.st.updateField(ctx, f); err != nil {

@@ -2,12 +2,9 @@ package lists
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"strings"
-
-	"github.com/google/uuid"
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
@@ -26,14 +23,7 @@ func (s *Service) Fields(ctx context.Context, p *auth.Principal, listID string) 
 }
 
 // FieldInput is the body of field create and update; nil keys stay unchanged on update.
-type FieldInput struct {
-	InternalName *string
-	Title        *string
-	FieldType    *string
-	IsRequired   *bool
-	SortOrder    *int
-	Settings     json.RawMessage
-}
+type FieldInput = field.Input
 
 const maxFields = 200
 
@@ -46,53 +36,13 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	if len(sc.fields) >= maxFields {
 		return FieldOut{}, fault.Validation("fieldType", "a list can have at most %d fields", maxFields)
 	}
-	var title, typ string
-	if in.Title != nil {
-		title = *in.Title
-	}
-	if title, err = checkTitle("title", title, 200); err != nil {
-		return FieldOut{}, err
-	}
-	if in.FieldType != nil {
-		typ = *in.FieldType
-	}
-	kind, ok := field.Of(typ)
-	if !ok {
-		return FieldOut{}, fault.Validation("fieldType", "fieldType must be one of %s", strings.Join(field.Types(), ", "))
-	}
-	st, _, err := field.DecodeSettings(in.Settings)
+	l := sc.list
+	f, err := field.New(l.ID, in, len(sc.fields)*10, func(st field.FieldSettings) error { return s.checkLookupTarget(ctx, p, st) })
 	if err != nil {
 		return FieldOut{}, err
 	}
-	if st, err = kind.CheckSettings(st, true); err != nil {
-		return FieldOut{}, fault.Validation("settings", "%s", err.Error())
-	}
-	if typ == field.Lookup {
-		if err := s.checkLookupTarget(ctx, p, st); err != nil {
-			return FieldOut{}, err
-		}
-	}
-	l := sc.list
-	f := &field.Def{ID: uuid.NewString(), ListID: l.ID, Title: title, Type: typ, Settings: st}
-	if in.IsRequired != nil {
-		f.Required = *in.IsRequired
-	}
-	if in.SortOrder != nil {
-		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
-			return FieldOut{}, err
-		}
-		f.SortOrder = *in.SortOrder
-	} else {
-		f.SortOrder = len(sc.fields) * 10
-	}
-	if in.InternalName != nil && *in.InternalName != "" {
-		f.InternalName = *in.InternalName
-		if err := field.CheckInternalName(f.InternalName); err != nil {
-			return FieldOut{}, err
-		}
-		if sc.field(f.InternalName) != nil {
-			return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
-		}
+	if f.InternalName != "" && sc.field(f.InternalName) != nil {
+		return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
 	}
 	l.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -191,40 +141,8 @@ func (s *Service) UpdateField(ctx context.Context, p *auth.Principal, listID, fi
 			return FieldOut{}, fault.Validation("fieldId", "only isRequired can be changed on system field %q", f.InternalName)
 		}
 	}
-	if in.FieldType != nil && *in.FieldType != f.Type {
-		return FieldOut{}, fault.Validation("fieldType", "the type of a field cannot be changed; add a new field instead")
-	}
-	if in.InternalName != nil && *in.InternalName != f.InternalName {
-		return FieldOut{}, fault.Validation("internalName", "internalName cannot be changed")
-	}
-	if in.Title != nil {
-		if f.Title, err = checkTitle("title", *in.Title, 200); err != nil {
-			return FieldOut{}, err
-		}
-	}
-	if in.IsRequired != nil {
-		f.Required = *in.IsRequired
-	}
-	if in.SortOrder != nil {
-		if err := field.CheckSortOrder(*in.SortOrder); err != nil {
-			return FieldOut{}, err
-		}
-		f.SortOrder = *in.SortOrder
-	}
-	st, given, err := field.DecodeSettings(in.Settings)
-	if err != nil {
+	if err := field.Patch(f, in, func(st field.FieldSettings) error { return s.checkLookupTarget(ctx, p, st) }); err != nil {
 		return FieldOut{}, err
-	}
-	if given {
-		merged := field.MergeSettings(f.Settings, st, in.Settings)
-		if f.Settings, err = field.MustOf(f).CheckSettings(merged, false); err != nil {
-			return FieldOut{}, fault.Validation("settings", "%s", err.Error())
-		}
-		if f.Type == field.Lookup {
-			if err := s.checkLookupTarget(ctx, p, f.Settings); err != nil {
-				return FieldOut{}, err
-			}
-		}
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		s.schemaChanged(ctx, listID)
