@@ -180,7 +180,8 @@ type FilePatch struct {
 }
 
 // UpdateFile renames, moves or changes field values (edit on the file; a move
-// also needs add on the destination folder). fieldValues merge with the stored
+// also needs add on the destination folder and, for a folder, edit on every
+// isolated file or folder below it, since they move with it). fieldValues merge with the stored
 // values and then every required field is checked; name and parentId alone check nothing.
 // A folder cannot move into itself or below itself, and a name is unique per
 // folder (case-insensitive): both answer 409.
@@ -218,6 +219,15 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 			}
 			if err := s.need(ctx, p, ref, acl.Add); err != nil {
 				return FileOut{}, err
+			}
+			if f.IsFolder {
+				tree, err := s.st.subtree(ctx, l.ID, f.Number)
+				if err != nil {
+					return FileOut{}, err
+				}
+				if err := s.guardSubtree(ctx, p, f, tree, acl.Edit); err != nil {
+					return FileOut{}, err
+				}
 			}
 			dest = &ref
 			f.ParentNo = parentNo

@@ -193,7 +193,8 @@ type binLibrary struct {
 }
 
 // Delete moves a library with its folders, files, field values and field
-// schema to the recycle bin (delete on the node). Files of the library
+// schema to the recycle bin (delete on the node, and on every isolated file or
+// folder of the library: 403 otherwise). Files of the library
 // already in the bin are purged, as lists do with their items.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
 	l, err := s.openWithNodeRight(ctx, p, id, acl.Delete)
@@ -201,6 +202,9 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		return err
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		if err := s.guardLibrary(ctx, p, l.ID, acl.Delete); err != nil {
+			return err
+		}
 		if err := s.bin.PurgeWhere(ctx, "file", l.ID); err != nil {
 			return err
 		}

@@ -28,7 +28,8 @@ type binFile struct {
 }
 
 // DeleteFile moves a file, or a folder with its content, to the recycle bin
-// (delete on the file or folder).
+// (delete on the file or folder, and on every isolated file or folder below it:
+// 403 otherwise, nothing moves).
 func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, ref string) error {
 	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Delete)
 	if err != nil {
@@ -38,6 +39,9 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 		s.filesChanged(ctx)
 		tree, err := s.st.subtree(ctx, l.ID, f.Number)
 		if err != nil {
+			return err
+		}
+		if err := s.guardSubtree(ctx, p, f, tree, acl.Delete); err != nil {
 			return err
 		}
 		guids := make([]string, len(tree))

@@ -321,3 +321,23 @@ func (s *Store) insertVersion(ctx context.Context, guid string, v *FileVersion) 
 
 // nameKey is the case-folded name that uniqueness within a folder compares.
 func nameKey(name string) string { return strings.ToLower(name) }
+
+// isolatedGUIDs returns the live isolated (inherits_permissions = false)
+// files and folders of a library.
+func (s *Store) isolatedGUIDs(ctx context.Context, libraryID string) ([]string, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT guid FROM library_files
+		WHERE library_id = ? AND inherits_permissions = ? AND deleted_at IS NULL`, libraryID, false)
+	if err != nil {
+		return nil, fmt.Errorf("isolated files: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var g string
+		if err := rows.Scan(&g); err != nil {
+			return nil, fmt.Errorf("isolated files: %w", err)
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}

