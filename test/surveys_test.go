@@ -24,6 +24,7 @@ func TestSurveys(t *testing.T) {
 		t.Run("Answers", func(t *testing.T) { surveyAnswers(t, s, node, editorID, readerID) })
 		t.Run("Anonymous", func(t *testing.T) { surveyAnonymous(t, s, node, readerID) })
 		t.Run("Export", func(t *testing.T) { surveyExport(t, s, node, editorID) })
+		t.Run("Numbers", func(t *testing.T) { surveyNumbers(t, s, node) })
 	})
 }
 

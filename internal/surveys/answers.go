@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -39,6 +41,37 @@ func (answerEnv) LookupItem(context.Context, *field.Def, int64) (string, error) 
 func answerError(q *SurveyQuestion, format string, args ...any) error {
 	e := fault.Validation("answers."+q.ID, q.Title+": "+format, args...)
 	return e.With("questionId", q.ID)
+}
+
+// maxNumberAnswer bounds number answers: |v| <= 1e15 keeps every value exact
+// to the unit, and the running sums (at most 2^63 responses) far from the
+// float64 overflow on both databases.
+const maxNumberAnswer = 1e15
+
+func numberRangeError(q *SurveyQuestion) error {
+	return answerError(q, "the value must be a finite number between -1e15 and 1e15")
+}
+
+func checkNumber(q *SurveyQuestion, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > maxNumberAnswer {
+		return numberRangeError(q)
+	}
+	return nil
+}
+
+// checkNumberText refuses a JSON number literal out of range (1e400, which
+// float64 cannot hold) with the question's message before the field kind
+// parses it.
+func checkNumberText(q *SurveyQuestion, raw json.RawMessage) error {
+	t := strings.TrimSpace(string(raw))
+	if t == "" || t == "null" || t[0] == '"' {
+		return nil
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil {
+		return answerError(q, "the value must be a number")
+	}
+	return checkNumber(q, v)
 }
 
 // strictDecode decodes one answer object, refusing keys of other shapes.
@@ -153,6 +186,9 @@ func checkAnswer(ctx context.Context, q *SurveyQuestion, v any, env answerEnv) (
 		if strictDecode(v, &a) != nil {
 			return nil, shapeErr()
 		}
+		if err := checkNumberText(q, a.Value); err != nil {
+			return nil, err
+		}
 		rawVal = a.Value
 	case TypeDate:
 		var a struct {
@@ -233,6 +269,9 @@ func normalise(ctx context.Context, q *SurveyQuestion, rawVal json.RawMessage, u
 		}
 		return []value{{Question: q.ID, Date: &x}}, nil
 	case float64:
+		if err := checkNumber(q, x); err != nil {
+			return nil, err
+		}
 		return []value{{Question: q.ID, Num: &x}}, nil
 	case []field.Subject:
 		out := make([]value, 0, len(x))

@@ -1,7 +1,9 @@
 package surveys
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/auth"
+	"coreportal/internal/fault"
 	"coreportal/internal/web"
 )
 
@@ -61,15 +64,19 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPost, "/surveys/{id}/duplicate", "duplicateSurvey", "Duplicate a survey",
 		"Edit on the survey and on its node."+rightsNote+" Creates a new draft on the same node with the same description and definition, "+
 			"title \"<title> (copy)\", slug <slug>-copy (then -copy-2, -copy-3 …), addToSideMenu false and no answers. The source is unchanged. Answers 201 with the new card."), h.duplicate)
-	web.Register(api, op(http.MethodPost, "/surveys/{id}/submit", "submitSurvey", "Answer a survey",
+	submit := op(http.MethodPost, "/surveys/{id}/submit", "submitSurvey", "Answer a survey",
 		"View on the survey and on its node, status open (409 CONFLICT otherwise)."+rightsNote+
 			" body { answers: { <questionId>: answer } } with per type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), "+
-			"number { value } (a finite number; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } "+
+			"number { value } (a finite number with |value| <= 1e15, e.g. 1e16 or 1e400 is 400 naming the question; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } "+
 			"(up to 100; display is ignored: the server stores the user's current name). Unknown question ids, option ids that do not exist, users that do not exist, "+
 			"other shapes and missing required answers are 400 VALIDATION_ERROR with details.field=answers.<questionId> and details.questionId. "+
 			"null, \"\" and [] mean no answer. One response per user: a second one is 409 CONFLICT (also when two arrive at once). "+
 			"Anonymous surveys store no user id and no name with the response and only the day it arrived; one response per user is enforced with a "+
-			"separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }."), h.submit)
+			"separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }.")
+	// the body is checked by the survey's rules (numbers beyond the float64
+	// range included), not by the generic decoder
+	submit.SkipValidateBody = true
+	web.Register(api, submit, h.submit)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/stats", "surveyStats", "Survey statistics",
 		"Edit on the survey."+rightsNote+" Per question: answered (responses answering it); single/multiple: every option with count and share "+
 			"(count / answered); number: min, max, mean, median; date: earliest and latest date; user/users: the 10 most chosen users. "+
@@ -176,15 +183,35 @@ func (h *Handler) duplicate(ctx context.Context, in *SurveyIDParams) (*web.Out[S
 	return web.ReplyCreated(h.svc.Duplicate(ctx, auth.FromContext(ctx), in.ID))
 }
 
+// submitAnswers decodes the answers keeping numbers as written
+// (json.Number), so that a literal out of the float64 range (1e400) is
+// refused by the question's rules with its id, not by the JSON decoder.
+type submitAnswers map[string]any
+
+func (a *submitAnswers) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return fault.Validation("answers", "answers must be an object of answers by question id")
+	}
+	*a = m
+	return nil
+}
+
 type surveySubmitIn struct {
 	SurveyIDParams
 	Body struct {
-		Answers map[string]any `json:"answers" doc:"answers by question id"`
+		Answers submitAnswers `json:"answers" doc:"answers by question id"`
 	}
 }
 
 func (h *Handler) submit(ctx context.Context, in *surveySubmitIn) (*web.Out[SurveySubmitResult], error) {
-	return web.ReplyCreated(h.svc.Submit(ctx, auth.FromContext(ctx), in.ID, in.Body.Answers))
+	var answers map[string]any
+	if in.Body.Answers != nil {
+		answers = in.Body.Answers
+	}
+	return web.ReplyCreated(h.svc.Submit(ctx, auth.FromContext(ctx), in.ID, answers))
 }
 
 func (h *Handler) stats(ctx context.Context, in *SurveyIDParams) (*web.Out[SurveyStats], error) {

@@ -170,9 +170,38 @@ func (s *Service) numberStats(ctx context.Context, surveyID, qid string, n int64
 	case n%2 == 1 || len(mid) == 1:
 		med = mid[0]
 	default:
-		med = (mid[0] + mid[1]) / 2
+		med = mid[0]/2 + mid[1]/2 // no overflow near the float64 limit
 	}
-	return &SurveyNumberStat{Min: *lo, Max: *hi, Mean: total / float64(n), Median: med}, nil
+	mean := total / float64(n)
+	if math.IsNaN(mean) || math.IsInf(mean, 0) {
+		// the running sum overflowed (answers stored before numbers were
+		// bounded): a running mean over the sorted values cannot
+		if mean, err = s.streamMean(ctx, surveyID, qid); err != nil {
+			return nil, err
+		}
+	}
+	return &SurveyNumberStat{Min: *lo, Max: *hi, Mean: mean, Median: med}, nil
+}
+
+// streamMean computes the mean of a question's numbers page by page with
+// the incremental formula m += (v-m)/k, which stays within the values' range.
+func (s *Service) streamMean(ctx context.Context, surveyID, qid string) (float64, error) {
+	const page = 5000
+	var m float64
+	var k int64
+	for {
+		vs, err := s.st.numberAt(ctx, surveyID, qid, k, page)
+		if err != nil {
+			return 0, err
+		}
+		for _, v := range vs {
+			k++
+			m += v/float64(k) - m/float64(k)
+		}
+		if len(vs) < page {
+			return m, nil
+		}
+	}
 }
 
 // Column is one question column of the responses table.
