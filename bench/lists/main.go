@@ -38,6 +38,7 @@ import (
 	"coreportal/internal/bus"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
@@ -68,6 +69,10 @@ func open(ctx context.Context, dsn string) (*env, error) {
 	e := &env{db: db, acl: acl.New(db, b), users: users.NewService(db, b)}
 	e.nodes = nodes.New(db, e.acl)
 	e.svc = lists.NewService(db, e.acl, e.nodes)
+	// items are indexed for search on save, as in the server (issue #12)
+	if os.Getenv("BENCH_NO_SEARCH_INDEX") == "" {
+		e.svc.UseIndex(search.New(db, e.acl, e.nodes.SlugPath))
+	}
 	if _, err := e.users.Bootstrap(ctx, "admin", "bench-admin-password"); err != nil {
 		return nil, err
 	}
