@@ -36,6 +36,10 @@ const FormatVersion = 1
 // the backup journal itself (it must survive the restore it records).
 var Excluded = map[string]bool{"schema_migrations": true, "app_log": true, "instance_stats": true, "backups": true}
 
+// Derived tables (the search index) are not archived: a restore empties them
+// and the search-crawler service rebuilds them.
+var Derived = map[string]bool{"search_entries": true, "search_state": true}
+
 // lateTables are maintained by triggers of the dynamic tables: they are
 // restored after them.
 var lateTables = map[string]bool{"list_item_counts": true}
@@ -114,7 +118,7 @@ func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp
 			return err
 		}
 		for _, t := range tables {
-			if Excluded[t] {
+			if Excluded[t] || Derived[t] {
 				continue
 			}
 			cols, err := db.Columns(ctx, t)

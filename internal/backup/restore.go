@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -167,12 +168,20 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 	for _, t := range tables {
 		switch {
 		case Excluded[t]:
+		case Derived[t]:
+			wipe = append(wipe, store.QuoteIdent(t))
 		case !static[t]:
 			if _, err := tx.ExecContext(ctx, "DROP TABLE "+store.QuoteIdent(t)); err != nil {
 				return fmt.Errorf("drop %s: %w", t, err)
 			}
 		default:
 			wipe = append(wipe, store.QuoteIdent(t))
+		}
+	}
+	if !pg {
+		// the SQLite full-text index of the search capability, when present
+		if _, err := tx.ExecContext(ctx, "INSERT INTO search_fts(search_fts) VALUES('delete-all')"); err != nil && !strings.Contains(err.Error(), "no such table") {
+			return fmt.Errorf("empty the search index: %w", err)
 		}
 	}
 	if pg && len(wipe) > 0 {
@@ -277,18 +286,24 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 		return err
 	}
 	if len(target) == 0 {
-		return fmt.Errorf("table %s of the archive does not exist in this database", h.Table)
+		// a table only the other dialect has (none today): nothing to load it into
+		slog.WarnContext(ctx, "restore: table not in this database, skipped", "category", "backup", "table", h.Table)
+		return nil
 	}
 	kinds := map[string]string{}
 	for _, c := range target {
 		kinds[c.Name] = c.Kind
 	}
-	names := make([]string, len(h.Columns))
+	var names []string
+	keep := make([]bool, len(h.Columns))
 	for i, c := range h.Columns {
 		if _, ok := kinds[c.Name]; !ok {
-			return fmt.Errorf("column %s.%s of the archive does not exist in this database", h.Table, c.Name)
+			// a dialect-only column (e.g. a derived one): left to its default
+			slog.WarnContext(ctx, "restore: column not in this database, skipped", "category", "backup", "table", h.Table, "column", c.Name)
+			continue
 		}
-		names[i] = store.QuoteIdent(c.Name)
+		keep[i] = true
+		names = append(names, store.QuoteIdent(c.Name))
 	}
 	prefix := "INSERT INTO " + store.QuoteIdent(h.Table) + " (" + strings.Join(names, ", ") + ") VALUES "
 	row := "(" + store.Placeholders(len(names)) + ")"
@@ -318,7 +333,9 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 			return corrupt("%s: row of %d values for %d columns", part.Part, len(vals), len(h.Columns))
 		}
 		for i, v := range vals {
-			args = append(args, decodeValue(v, kinds[h.Columns[i].Name]))
+			if keep[i] {
+				args = append(args, decodeValue(v, kinds[h.Columns[i].Name]))
+			}
 		}
 		if n++; n == per {
 			if err := flush(); err != nil {

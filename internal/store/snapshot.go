@@ -28,7 +28,8 @@ func (db *DB) Snapshot(ctx context.Context, fn func(ctx context.Context, q Queri
 
 // Tables lists the base tables of the database (introspection for backups).
 func (db *DB) Tables(ctx context.Context) ([]string, error) {
-	q := `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+	// plain tables only: virtual tables (FTS) and their shadow tables are derived data
+	q := `SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
 	if db.Dialect == Postgres {
 		q = `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`
 	}
@@ -104,7 +105,7 @@ func kindOf(typ string) string {
 // catalogue (never from a request).
 func QuoteIdent(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
 
-var reCreateTable = regexp.MustCompile(`(?i)CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)"?`)
+var reCreateTable = regexp.MustCompile(`(?i)CREATE\s+(?:VIRTUAL\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"?([a-z_][a-z0-9_]*)"?`)
 
 // MigrationTables are the tables the embedded migrations create; any other
 // table is dynamic (list item tables).
