@@ -39,3 +39,30 @@ func surveyNumbers(t *testing.T, s *kit.Server, node string) {
 		t.Fatalf("number stats %v", n)
 	}
 }
+
+// surveyBadIDs: a survey id or export id that is not a UUID is 400 on every
+// survey route, before any lookup.
+func surveyBadIDs(t *testing.T, s *kit.Server, node string) {
+	admin := s.Admin(t)
+	id := mkSurvey(t, admin, node, "badids", map[string]any{"questions": []any{map[string]any{"id": "q", "type": "text", "title": "Q"}}}, nil)["id"].(string)
+	for _, c := range []struct{ method, path, field string }{
+		{"GET", "/surveys/zzz", "id"}, {"GET", "/surveys/zzz?take=true", "id"}, {"PATCH", "/surveys/zzz", "id"},
+		{"DELETE", "/surveys/zzz", "id"}, {"POST", "/surveys/zzz/publish", "id"}, {"POST", "/surveys/zzz/close", "id"},
+		{"POST", "/surveys/zzz/reopen", "id"}, {"POST", "/surveys/zzz/duplicate", "id"}, {"POST", "/surveys/zzz/submit", "id"},
+		{"GET", "/surveys/zzz/stats", "id"}, {"GET", "/surveys/zzz/responses", "id"}, {"POST", "/surveys/zzz/export", "id"},
+		{"GET", "/surveys/zzz/export/" + id, "id"}, {"GET", "/surveys/zzz/export/" + id + "/download", "id"},
+		{"GET", "/surveys/" + id + "/export/zzz", "exportId"}, {"GET", "/surveys/" + id + "/export/zzz/download", "exportId"},
+	} {
+		var body any
+		switch c.method {
+		case "PATCH":
+			body = map[string]any{"title": "T"}
+		case "POST":
+			body = map[string]any{"answers": map[string]any{}}
+		}
+		r := admin.Do(t, c.method, c.path, body).Expect(t, 400, "VALIDATION_ERROR")
+		if r.Error.Details["field"] != c.field {
+			t.Fatalf("%s %s: details %v", c.method, c.path, r.Error.Details)
+		}
+	}
+}

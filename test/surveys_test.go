@@ -25,6 +25,7 @@ func TestSurveys(t *testing.T) {
 		t.Run("Anonymous", func(t *testing.T) { surveyAnonymous(t, s, node, readerID) })
 		t.Run("Export", func(t *testing.T) { surveyExport(t, s, node, editorID) })
 		t.Run("Numbers", func(t *testing.T) { surveyNumbers(t, s, node) })
+		t.Run("BadIDs", func(t *testing.T) { surveyBadIDs(t, s, node) })
 	})
 }
 

@@ -96,7 +96,7 @@ func (s *Service) exportOf(ctx context.Context, p *auth.Principal, id, exportID 
 		return nil, "", err
 	}
 	if _, ok := store.CanonicalUUID(exportID); !ok {
-		return nil, "", fault.NotFound("export")
+		return nil, "", fault.Validation("exportId", "the export id must be a UUID")
 	}
 	j, err := s.Jobs.Get(ctx, exportID)
 	if err != nil {

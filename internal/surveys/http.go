@@ -28,7 +28,7 @@ func op(method, path, id, summary, desc string) huma.Operation {
 	return o
 }
 
-const rightsNote = " 404 NOT_FOUND when the survey does not exist (or is in the recycle bin), 403 FORBIDDEN when it exists and the caller lacks the right."
+const rightsNote = " 400 VALIDATION_ERROR when the survey id (or export id) is not a UUID (details.field id or exportId), 404 NOT_FOUND when the survey does not exist (or is in the recycle bin), 403 FORBIDDEN when it exists and the caller lacks the right."
 
 // Register adds the Huma operations.
 func (h *Handler) Register(api huma.API) {

@@ -72,7 +72,7 @@ func (s *Service) respondentKey(surveyID, userID string) string {
 func (s *Service) load(ctx context.Context, id string) (*Survey, error) {
 	id, ok := store.CanonicalUUID(id)
 	if !ok {
-		return nil, fault.NotFound("survey")
+		return nil, fault.Validation("id", "the survey id must be a UUID")
 	}
 	sv, err := s.st.survey(ctx, id)
 	if store.IsNotFound(err) {
