@@ -13,7 +13,7 @@ import (
 // Store is the SQL of libraries, their fields, files and versions.
 type Store struct{ db *store.DB }
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = store.Scanner
 
 const libraryColumns = `id, node_id, slug, title, description, COALESCE(created_by, ''), created_at, updated_at`
 
@@ -49,16 +49,7 @@ func (s *Store) librariesOfNode(ctx context.Context, nodeID string) ([]*Library,
 	if err != nil {
 		return nil, fmt.Errorf("libraries of node: %w", err)
 	}
-	defer rows.Close()
-	var out []*Library
-	for rows.Next() {
-		l, err := scanLibrary(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, nil, scanLibrary)
 }
 
 func (s *Store) libraryBySlug(ctx context.Context, nodeID, slug string) (string, error) {
@@ -118,25 +109,14 @@ func (s *Store) allocNumber(ctx context.Context, libraryID string) (int64, error
 	return next - 1, nil
 }
 
-const fieldColumns = `id, library_id, internal_name, title, field_type, is_required, sort_order, settings`
+var fieldColumns = field.Columns("library_id")
 
 func (s *Store) fields(ctx context.Context, libraryID string) ([]*field.Def, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fieldColumns+" FROM library_fields WHERE library_id = ? ORDER BY sort_order, created_at, id", libraryID)
 	if err != nil {
 		return nil, fmt.Errorf("fields of library: %w", err)
 	}
-	defer rows.Close()
-	out := []*field.Def{}
-	for rows.Next() {
-		var f field.Def
-		var settings string
-		if err := rows.Scan(&f.ID, &f.ListID, &f.InternalName, &f.Title, &f.Type, &f.Required, &f.SortOrder, &settings); err != nil {
-			return nil, err
-		}
-		_ = json.Unmarshal([]byte(settings), &f.Settings)
-		out = append(out, &f)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, []*field.Def{}, func(r store.Scanner) (*field.Def, error) { return field.ScanDef(r, nil) })
 }
 
 func (s *Store) insertField(ctx context.Context, f *field.Def, now time.Time) error {

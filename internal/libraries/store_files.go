@@ -13,6 +13,9 @@ import (
 const fileColumns = `guid, library_id, number, parent_no, name, is_folder, file_size, mime_type, blob_key, version_id, field_values,
 	inherits_permissions, COALESCE(created_by, ''), COALESCE(updated_by, ''), created_at, updated_at`
 
+// scanFileRow reads a file row of fileColumns alone.
+func scanFileRow(r scanner) (*File, error) { return scanFile(r) }
+
 func scanFile(r scanner, extra ...any) (*File, error) {
 	var f File
 	var values string
@@ -121,16 +124,8 @@ func (s *Store) children(ctx context.Context, l listing) ([]*File, int, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("list files: %w", err)
 	}
-	defer rows.Close()
-	out := []*File{}
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, 0, err
-		}
-		out = append(out, f)
-	}
-	return out, total, rows.Err()
+	out, err := store.AppendRows(rows, []*File{}, scanFileRow)
+	return out, total, err
 }
 
 func encodeValues(v map[string]json.RawMessage) string {
@@ -207,16 +202,7 @@ func (s *Store) subtree(ctx context.Context, libraryID string, number int64) ([]
 	if err != nil {
 		return nil, fmt.Errorf("folder subtree: %w", err)
 	}
-	defer rows.Close()
-	var out []*File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, nil, scanFileRow)
 }
 
 // trash marks files as taken by a recycle-bin entry.
@@ -238,16 +224,7 @@ func (s *Store) trashed(ctx context.Context, trashID string) ([]*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trashed files: %w", err)
 	}
-	defer rows.Close()
-	var out []*File
-	for rows.Next() {
-		f, err := scanFile(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, f)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, nil, scanFileRow)
 }
 
 func (s *Store) untrash(ctx context.Context, trashID string) error {

@@ -16,7 +16,7 @@ type Store struct{ db *store.DB }
 const listColumns = `id, node_id, slug, title, description, form_config, versioning_enabled, search_enabled, table_name,
 	next_col, COALESCE(created_by, ''), created_at, updated_at`
 
-type scanner interface{ Scan(dest ...any) error }
+type scanner = store.Scanner
 
 func scanList(r scanner) (*List, error) {
 	var l List
@@ -52,16 +52,7 @@ func (s *Store) listsOfNode(ctx context.Context, nodeID string) ([]*List, error)
 	if err != nil {
 		return nil, fmt.Errorf("lists of node: %w", err)
 	}
-	defer rows.Close()
-	var out []*List
-	for rows.Next() {
-		l, err := scanList(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, l)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, nil, scanList)
 }
 
 func (s *Store) listBySlug(ctx context.Context, nodeID, slug string) (string, error) {
@@ -150,25 +141,19 @@ func (s *Store) deleteList(ctx context.Context, id string) error {
 	return nil
 }
 
-const fieldColumns = `id, list_id, internal_name, title, field_type, is_required, sort_order, settings, col, is_system`
+var fieldColumns = field.Columns("list_id") + ", col, is_system"
 
 func (s *Store) fields(ctx context.Context, listID string) ([]*field.Def, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fieldColumns+" FROM list_fields WHERE list_id = ? ORDER BY sort_order, created_at, id", listID)
 	if err != nil {
 		return nil, fmt.Errorf("fields of list: %w", err)
 	}
-	defer rows.Close()
-	var out []*field.Def
-	for rows.Next() {
-		var f field.Def
-		var settings string
-		if err := rows.Scan(&f.ID, &f.ListID, &f.InternalName, &f.Title, &f.Type, &f.Required, &f.SortOrder, &settings, &f.Col, &f.System); err != nil {
-			return nil, err
-		}
-		_ = json.Unmarshal([]byte(settings), &f.Settings)
-		out = append(out, &f)
-	}
-	return out, rows.Err()
+	return store.AppendRows(rows, nil, scanField)
+}
+
+// scanField reads a list field row of fieldColumns.
+func scanField(r store.Scanner) (*field.Def, error) {
+	return field.ScanDef(r, func(f *field.Def) []any { return []any{&f.Col, &f.System} })
 }
 
 func (s *Store) insertField(ctx context.Context, f *field.Def, now time.Time) error {
