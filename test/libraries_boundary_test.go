@@ -2,6 +2,7 @@ package test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"coreportal/test/kit"
@@ -13,6 +14,7 @@ import (
 func TestLibrariesHardening(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		t.Run("isolated descendants", func(t *testing.T) { testLibraryIsolatedDescendants(t, s) })
+		t.Run("malformed ids", func(t *testing.T) { testLibraryMalformedIDs(t, s) })
 	})
 }
 
@@ -58,4 +60,56 @@ func testLibraryIsolatedDescendants(t *testing.T, s *kit.Server) {
 	iso := g.folder(t, g.admin, nil, "iso")
 	g.admin.Do(t, "PATCH", g.path("/files/%d/permission-settings", num(iso)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
 	g.admin.Do(t, "DELETE", "/libraries/"+g.libID, nil).Expect(t, 200)
+}
+
+// testLibraryMalformedIDs: every malformed route or body id answers 400
+// (CONTRACT.md), a well-formed missing one 404.
+func testLibraryMalformedIDs(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "badids")
+	a := f.admin
+	doc := f.put(t, a, "", "doc.txt", []byte("doc"), 201)
+	missing := "00000000-0000-0000-0000-000000000001"
+	for _, c := range []struct{ method, path string }{
+		{"GET", "/libraries/not-a-uuid"},
+		{"PATCH", "/libraries/not-a-uuid"},
+		{"DELETE", "/libraries/not-a-uuid"},
+		{"GET", "/libraries/not-a-uuid/fields"},
+		{"GET", "/libraries/not-a-uuid/files"},
+		{"POST", "/libraries/not-a-uuid/folders"},
+		{"GET", "/libraries/not-a-uuid/files/1"},
+		{"GET", f.path("/files/zzz")},
+		{"GET", f.path("/files/-1")},
+		{"GET", f.path("/files/0")},
+		{"PATCH", f.path("/files/zzz")},
+		{"DELETE", f.path("/files/zzz")},
+		{"GET", f.path("/files/zzz/versions")},
+		{"GET", f.path("/files/zzz/permission-settings")},
+		{"POST", f.path("/files/%d/versions/zzz/restore", num(doc))},
+		{"PATCH", f.path("/fields/zzz")},
+		{"DELETE", f.path("/fields/zzz")},
+	} {
+		var body any
+		switch {
+		case strings.Contains(c.path, "/fields/"):
+			body = map[string]any{"title": "x"}
+		case strings.HasSuffix(c.path, "not-a-uuid") && c.method == "PATCH":
+			body = map[string]any{"title": "x"}
+		case strings.HasSuffix(c.path, "/restore"):
+		case c.method == "PATCH" || c.method == "POST":
+			body = map[string]any{"name": "x"}
+		}
+		a.Do(t, c.method, c.path, body).Expect(t, 400, "VALIDATION_ERROR")
+	}
+	if resp, _ := f.get(t, a, "zzz", nil); resp.StatusCode != 400 {
+		t.Fatalf("download of a malformed ref: %d", resp.StatusCode)
+	}
+	f.upload(t, a, "", "x.txt", "", []byte("x")).Expect(t, 201)
+	for _, p := range []any{-1, 0.5, "zzz", true} {
+		a.Do(t, "PATCH", f.path("/files/%d", num(doc)), map[string]any{"parentId": p}).Expect(t, 400, "VALIDATION_ERROR")
+	}
+	a.Do(t, "GET", "/libraries/"+missing, nil).Expect(t, 404, "NOT_FOUND")
+	a.Do(t, "GET", f.path("/files/9999"), nil).Expect(t, 404, "NOT_FOUND")
+	a.Do(t, "GET", f.path("/files/%s", missing), nil).Expect(t, 404, "NOT_FOUND")
+	a.Do(t, "POST", f.path("/files/%d/versions/%s/restore", num(doc), missing), nil).Expect(t, 404, "NOT_FOUND")
+	a.Do(t, "PATCH", f.path("/fields/%s", missing), map[string]any{"title": "x"}).Expect(t, 404, "NOT_FOUND")
 }

@@ -84,6 +84,9 @@ func (s *Service) checkOwnLookup(ctx context.Context, p *auth.Principal, st fiel
 }
 
 func (s *Service) fieldOf(l *lib, fieldID string) (*field.Def, error) {
+	if _, ok := store.CanonicalUUID(strings.TrimSpace(fieldID)); !ok {
+		return nil, fault.Validation("fieldId", "fieldId must be a UUID")
+	}
 	if f, ok := l.byID[strings.ToLower(strings.TrimSpace(fieldID))]; ok {
 		return f, nil
 	}

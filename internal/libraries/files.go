@@ -123,7 +123,7 @@ type NewFolder struct {
 // CreateFolder adds a folder (add on the library or the parent folder).
 // Required custom fields are not checked (SPEC.md, Libraries).
 func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID string, in NewFolder) (FileOut, error) {
-	l, err := s.load(ctx, libraryID)
+	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return FileOut{}, err
 	}

@@ -23,7 +23,7 @@ func op(method, path, id, summary, desc string) huma.Operation {
 	return o
 }
 
-const refDoc = " fileRef is the file's number in the library or its guid. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403."
+const refDoc = " fileRef is the file's number in the library or its guid; a malformed library id, fileRef, versionId or parentId answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403."
 
 // Register adds the Huma operations.
 func (h *Handler) Register(api huma.API) {

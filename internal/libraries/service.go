@@ -124,9 +124,18 @@ func (s *Service) load(ctx context.Context, id string) (*lib, error) {
 	return out, nil
 }
 
-// open loads a library and checks min on it (404 missing, 403 without the level).
+// loadParam is load for a library id taken from a request: a malformed id
+// answers 400 (CONTRACT.md: bad UUIDs), a well-formed missing one 404.
+func (s *Service) loadParam(ctx context.Context, id string) (*lib, error) {
+	if _, ok := store.CanonicalUUID(strings.TrimSpace(id)); !ok {
+		return nil, fault.Validation("libraryId", "the library id must be a UUID")
+	}
+	return s.load(ctx, id)
+}
+
+// open loads a library and checks min on it (400 malformed id, 404 missing, 403 without the level).
 func (s *Service) open(ctx context.Context, p *auth.Principal, id string, min acl.Level) (*lib, error) {
-	l, err := s.load(ctx, id)
+	l, err := s.loadParam(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +145,8 @@ func (s *Service) open(ctx context.Context, p *auth.Principal, id string, min ac
 	return l, nil
 }
 
-// findFile resolves a file reference (number or guid) within a library.
+// findFile resolves a file reference (number or guid) within a library:
+// 400 when ref is neither a positive number nor a UUID, 404 when missing.
 func (s *Service) findFile(ctx context.Context, libraryID, ref string) (*File, error) {
 	ref = strings.TrimSpace(ref)
 	var f *File
@@ -146,7 +156,7 @@ func (s *Service) findFile(ctx context.Context, libraryID, ref string) (*File, e
 	} else if id, ok := store.CanonicalUUID(ref); ok {
 		f, err = s.st.file(ctx, libraryID, "guid", id)
 	} else {
-		return nil, fault.NotFound("file")
+		return nil, fault.Validation("fileRef", "a file reference must be a positive file number or a guid")
 	}
 	if store.IsNotFound(err) {
 		return nil, fault.NotFound("file")
@@ -156,7 +166,7 @@ func (s *Service) findFile(ctx context.Context, libraryID, ref string) (*File, e
 
 // openFile loads a library the caller can open and one of its files with min on the file.
 func (s *Service) openFile(ctx context.Context, p *auth.Principal, libraryID, ref string, min acl.Level) (*lib, *File, error) {
-	l, err := s.load(ctx, libraryID)
+	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,12 +203,10 @@ func (s *Service) parseParent(ctx context.Context, l *lib, raw string) (int64, e
 		return 0, nil
 	}
 	f, err := s.findFile(ctx, l.ID, raw)
+	if fault.Is(err, fault.CodeValidation) {
+		return 0, fault.Validation("parentId", "parentId must be a positive folder number or a guid")
+	}
 	if fault.Is(err, fault.CodeNotFound) {
-		if _, perr := strconv.ParseInt(raw, 10, 64); perr != nil {
-			if _, ok := store.CanonicalUUID(raw); !ok {
-				return 0, fault.Validation("parentId", "parentId must be a folder number or guid")
-			}
-		}
 		return 0, fault.NotFound("folder").With("field", "parentId")
 	}
 	if err != nil {

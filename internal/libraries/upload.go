@@ -85,7 +85,7 @@ func ContentType(declared, sniffed string) string {
 // bytes are never held in memory; over maxUpload answers 413 and keeps nothing.
 // created is false when a version was added.
 func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, parentID, fileName, declared string, r io.Reader) (out FileOut, created bool, err error) {
-	l, err := s.load(ctx, libraryID)
+	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return FileOut{}, false, err
 	}

@@ -40,6 +40,9 @@ func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, library
 	if err != nil {
 		return FileOut{}, err
 	}
+	if _, ok := store.CanonicalUUID(strings.TrimSpace(versionID)); !ok {
+		return FileOut{}, fault.Validation("versionId", "versionId must be a UUID")
+	}
 	vs, err := s.st.versions(ctx, f.GUID)
 	if err != nil {
 		return FileOut{}, err
