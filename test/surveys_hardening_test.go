@@ -66,3 +66,32 @@ func surveyBadIDs(t *testing.T, s *kit.Server, node string) {
 		}
 	}
 }
+
+// surveyCountRights: the number of responses is a result: only callers with
+// edit on the survey see answerCount (catalog and card); viewers get null.
+func surveyCountRights(t *testing.T, node string, editor, reader *kit.Client) {
+	id := mkSurvey(t, editor, node, "counted", map[string]any{"questions": []any{map[string]any{"id": "q", "type": "text", "title": "Q"}}}, nil)["id"].(string)
+	editor.Do(t, "POST", "/surveys/"+id+"/publish", nil).Expect(t, 200)
+	submitSurvey(reader, t, id, map[string]any{"q": map[string]any{"text": "hi"}}).Expect(t, 201)
+	find := func(c *kit.Client) map[string]any {
+		for _, it := range c.Do(t, "GET", "/surveys?nodeId="+node, nil).Expect(t, 200).Map(t)["items"].([]any) {
+			if m := it.(map[string]any); m["id"] == id {
+				return m
+			}
+		}
+		t.Fatalf("survey %s not in the catalog", id)
+		return nil
+	}
+	if it := find(reader); it["answerCount"] != nil || it["hasAnswered"] != true {
+		t.Fatalf("viewer catalog item %v", it)
+	}
+	if card := reader.Do(t, "GET", "/surveys/"+id, nil).Expect(t, 200).Map(t); card["answerCount"] != nil {
+		t.Fatalf("viewer card %v", card)
+	}
+	if it := find(editor); it["answerCount"] != 1.0 {
+		t.Fatalf("editor catalog item %v", it)
+	}
+	if card := editor.Do(t, "GET", "/surveys/"+id, nil).Expect(t, 200).Map(t); card["answerCount"] != 1.0 {
+		t.Fatalf("editor card %v", card)
+	}
+}

@@ -26,6 +26,7 @@ func TestSurveys(t *testing.T) {
 		t.Run("Export", func(t *testing.T) { surveyExport(t, s, node, editorID) })
 		t.Run("Numbers", func(t *testing.T) { surveyNumbers(t, s, node) })
 		t.Run("BadIDs", func(t *testing.T) { surveyBadIDs(t, s, node) })
+		t.Run("CountRights", func(t *testing.T) { surveyCountRights(t, node, editor, reader) })
 	})
 }
 
@@ -77,7 +78,7 @@ func surveyLifecycle(t *testing.T, s *kit.Server, node string, editor, reader, o
 	reader.Do(t, "GET", "/surveys/"+id+"/responses", nil).Expect(t, 403, "FORBIDDEN")
 	reader.Do(t, "POST", "/surveys/"+id+"/export", nil).Expect(t, 403, "FORBIDDEN")
 	cat = reader.Do(t, "GET", "/surveys?nodeId="+node, nil).Expect(t, 200).Map(t)
-	if items := cat["items"].([]any); len(items) != 1 || items[0].(map[string]any)["hasAnswered"] != true || items[0].(map[string]any)["answerCount"] != float64(1) {
+	if items := cat["items"].([]any); len(items) != 1 || items[0].(map[string]any)["hasAnswered"] != true || items[0].(map[string]any)["answerCount"] != nil {
 		t.Fatalf("reader catalog after answering %v", cat)
 	}
 

@@ -34,7 +34,7 @@ const rightsNote = " 400 VALIDATION_ERROR when the survey id (or export id) is n
 func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/surveys", "listSurveys", "Surveys of a node",
 		"View on the node (404 unknown node, 403 without view). canCreate = edit on the node. items: the surveys the caller can view, "+
-			"oldest first; drafts only for callers with edit on them. answerCount is the number of responses; hasAnswered tells whether the caller answered (also in anonymous surveys)."), h.catalog)
+			"oldest first; drafts only for callers with edit on them. answerCount is the number of responses, shown only to callers with edit on the survey (results need edit), null otherwise; hasAnswered tells whether the caller answered (also in anonymous surveys)."), h.catalog)
 	web.Register(api, op(http.MethodPost, "/surveys", "createSurvey", "Create a survey",
 		"Edit on the node. Creates a draft. slug: lowercase letters, digits and hyphens, at most 100 characters, unique per node (409 CONFLICT), "+
 			"\"new\" is reserved. title 1-200 characters, description up to 4000. addToSideMenu=true adds an item to the node's side menu that follows the survey's "+

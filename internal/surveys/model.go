@@ -103,7 +103,7 @@ type SurveyCard struct {
 	Status        string           `json:"status" enum:"draft,open,closed"`
 	Anonymous     bool             `json:"anonymous"`
 	Definition    SurveyDefinition `json:"definition"`
-	AnswerCount   int64            `json:"answerCount"`
+	AnswerCount   *int64           `json:"answerCount" doc:"number of responses; null unless the caller has edit on the survey (results need edit)"`
 	Locked        bool             `json:"locked" doc:"true once the survey has answers: its questions can no longer change"`
 	HasAnswered   bool             `json:"hasAnswered" doc:"the caller has answered"`
 	CanEdit       bool             `json:"canEdit" doc:"the caller has edit on the survey (builder, results, export)"`
@@ -121,7 +121,7 @@ type SurveySummary struct {
 	Status        string    `json:"status" enum:"draft,open,closed"`
 	Anonymous     bool      `json:"anonymous"`
 	AddToSideMenu bool      `json:"addToSideMenu"`
-	AnswerCount   int64     `json:"answerCount"`
+	AnswerCount   *int64    `json:"answerCount" doc:"number of responses; null unless the caller has edit on the survey (results need edit)"`
 	HasAnswered   bool      `json:"hasAnswered"`
 	CanEdit       bool      `json:"canEdit"`
 	CreatedAt     time.Time `json:"createdAt"`

@@ -117,8 +117,18 @@ func (s *Service) card(ctx context.Context, p *auth.Principal, sv *Survey, lvl a
 		return SurveyCard{}, err
 	}
 	return SurveyCard{ID: sv.ID, NodeID: sv.NodeID, Slug: sv.Slug, Title: sv.Title, Description: sv.Description, AddToSideMenu: sv.AddToSideMenu,
-		Status: sv.Status, Anonymous: sv.Definition.Anonymous, Definition: sv.Definition, AnswerCount: sv.AnswerCount, Locked: sv.AnswerCount > 0,
+		Status: sv.Status, Anonymous: sv.Definition.Anonymous, Definition: sv.Definition, AnswerCount: countFor(sv, lvl), Locked: sv.AnswerCount > 0,
 		HasAnswered: answered, CanEdit: lvl >= acl.Edit, CanDelete: lvl >= acl.Delete, CreatedAt: sv.CreatedAt, UpdatedAt: sv.UpdatedAt}, nil
+}
+
+// countFor is the response count shown to a caller: results need edit on
+// the survey, so viewers get null.
+func countFor(sv *Survey, lvl acl.Level) *int64 {
+	if lvl < acl.Edit {
+		return nil
+	}
+	n := sv.AnswerCount
+	return &n
 }
 
 // Catalog lists the surveys of a node the caller can view (view on the
@@ -150,7 +160,7 @@ func (s *Service) Catalog(ctx context.Context, p *auth.Principal, nodeID string)
 			continue
 		}
 		out.Items = append(out.Items, SurveySummary{ID: sv.ID, NodeID: sv.NodeID, Slug: sv.Slug, Title: sv.Title, Status: sv.Status,
-			Anonymous: sv.Definition.Anonymous, AddToSideMenu: sv.AddToSideMenu, AnswerCount: sv.AnswerCount, CanEdit: lvl >= acl.Edit,
+			Anonymous: sv.Definition.Anonymous, AddToSideMenu: sv.AddToSideMenu, AnswerCount: countFor(sv, lvl), CanEdit: lvl >= acl.Edit,
 			CreatedAt: sv.CreatedAt, UpdatedAt: sv.UpdatedAt})
 		ids = append(ids, sv.ID)
 		keys = append(keys, s.respondentKey(sv.ID, p.UserID))
