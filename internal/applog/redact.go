@@ -80,33 +80,15 @@ func MaskEmail(addr string) string {
 
 // RedactValue masks secrets in a decoded JSON-like value: values under secret
 // keys are replaced, strings are passed through RedactText.
-func RedactValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			if SecretKey(k) {
-				out[k] = Masked
-				continue
-			}
-			out[k] = RedactValue(x)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = RedactValue(x)
-		}
-		return out
-	case string:
-		return RedactText(t)
-	}
-	return v
-}
+func RedactValue(v any) any { return walkSecrets(v, RedactText) }
 
 // StripSecrets removes values under secret keys (audit records never keep
 // them, not even masked) and leaves other values as they are.
-func StripSecrets(v any) any {
+func StripSecrets(v any) any { return walkSecrets(v, nil) }
+
+// walkSecrets copies a decoded JSON-like value with the values under secret
+// keys masked and, when text is not nil, every other string passed through it.
+func walkSecrets(v any, text func(string) string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(t))
@@ -115,15 +97,19 @@ func StripSecrets(v any) any {
 				out[k] = Masked
 				continue
 			}
-			out[k] = StripSecrets(x)
+			out[k] = walkSecrets(x, text)
 		}
 		return out
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
-			out[i] = StripSecrets(x)
+			out[i] = walkSecrets(x, text)
 		}
 		return out
+	case string:
+		if text != nil {
+			return text(t)
+		}
 	}
 	return v
 }
