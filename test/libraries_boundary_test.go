@@ -15,6 +15,7 @@ func TestLibrariesHardening(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		t.Run("isolated descendants", func(t *testing.T) { testLibraryIsolatedDescendants(t, s) })
 		t.Run("malformed ids", func(t *testing.T) { testLibraryMalformedIDs(t, s) })
+		t.Run("invalid range", func(t *testing.T) { testLibraryInvalidRange(t, s) })
 	})
 }
 
@@ -112,4 +113,25 @@ func testLibraryMalformedIDs(t *testing.T, s *kit.Server) {
 	a.Do(t, "GET", f.path("/files/%s", missing), nil).Expect(t, 404, "NOT_FOUND")
 	a.Do(t, "POST", f.path("/files/%d/versions/%s/restore", num(doc), missing), nil).Expect(t, 404, "NOT_FOUND")
 	a.Do(t, "PATCH", f.path("/fields/%s", missing), map[string]any{"title": "x"}).Expect(t, 404, "NOT_FOUND")
+}
+
+// testLibraryInvalidRange: an unparsable Range is ignored (RFC 9110 14.2),
+// a well-formed unsatisfiable one answers 416.
+func testLibraryInvalidRange(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "ranges")
+	rec := f.put(t, f.admin, "", "r.txt", []byte("0123456789"), 201)
+	for _, h := range []string{"bytes=5-2", "bytes=x-3", "bytes=1-2-3", "items=0-3", "bytes=", "bytes=-"} {
+		resp, body := f.get(t, f.admin, num(rec), map[string]string{"Range": h})
+		if resp.StatusCode != 200 || string(body) != "0123456789" {
+			t.Fatalf("Range %q: %d %q", h, resp.StatusCode, body)
+		}
+	}
+	if resp, body := f.get(t, f.admin, num(rec), map[string]string{"Range": "bytes=2-4"}); resp.StatusCode != 206 || string(body) != "234" {
+		t.Fatalf("valid range: %d %q", resp.StatusCode, body)
+	}
+	for _, h := range []string{"bytes=10-", "bytes=20-30"} {
+		if resp, _ := f.get(t, f.admin, num(rec), map[string]string{"Range": h}); resp.StatusCode != 416 {
+			t.Fatalf("Range %q past the end: %d", h, resp.StatusCode)
+		}
+	}
 }
