@@ -24,7 +24,6 @@ import (
 	"log"
 	mrand "math/rand/v2"
 	"mime/multipart"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -38,6 +37,8 @@ import (
 	"github.com/google/uuid"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"coreportal/bench/benchkit"
 )
 
 func main() {
@@ -52,7 +53,7 @@ func main() {
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "benchlib")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "coreportal")
 	if *prebuilt != "" {
@@ -60,12 +61,12 @@ func main() {
 	} else {
 		build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		must(build.Run())
+		benchkit.Must(build.Run())
 	}
 	dbURL, dbName := "", "sqlite"
 	if *dbFlag != "sqlite" {
 		var drop func()
-		dbURL, drop = freshDB(*dbFlag)
+		dbURL, drop = benchkit.FreshDB(*dbFlag, "bench_libraries")
 		if *keep {
 			fmt.Println("database URL", dbURL)
 		} else {
@@ -80,13 +81,13 @@ func main() {
 		blobURL, storeName = "s3://bench?endpoint="+url.QueryEscape(endpoint)+"&region=us-east-1", "S3 (gofakes3 child process)"
 	}
 	dataDir := filepath.Join(dir, "data")
-	addr := freePort()
+	addr := benchkit.FreePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+dataDir, "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD=bench-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=warn",
 		"CORE_MAX_UPLOAD_MB="+strconv.Itoa(*sizeMB+16), "CORE_BLOB_URL="+blobURL, "AWS_ACCESS_KEY_ID=bench-access", "AWS_SECRET_ACCESS_KEY=bench-secret")
 	cmd.Stderr = os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	c := &client{base: "http://" + addr}
 	c.waitHealthy()
@@ -107,7 +108,7 @@ func transfer(c *client, pid int, lib string, size int64) {
 	block := make([]byte, 1<<20)
 	_, _ = rand.Read(block)
 	runtimeGC(c)
-	rss0, hwm0 := rssKB(pid, "VmRSS"), rssKB(pid, "VmHWM")
+	rss0, hwm0 := benchkit.ProcKB(pid, "VmRSS"), benchkit.ProcKB(pid, "VmHWM")
 	pr, pw := io.Pipe()
 	mw := multipart.NewWriter(pw)
 	go func() {
@@ -127,32 +128,32 @@ func transfer(c *client, pid int, lib string, size int64) {
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	start := time.Now()
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 201 {
 		log.Fatalf("upload: %d %s", resp.StatusCode, body)
 	}
 	up := time.Since(start)
-	hwmUp := rssKB(pid, "VmHWM")
+	hwmUp := benchkit.ProcKB(pid, "VmHWM")
 	var rec struct{ ID int64 }
 	var env struct{ Data json.RawMessage }
-	must(json.Unmarshal(body, &env))
-	must(json.Unmarshal(env.Data, &rec))
+	benchkit.Must(json.Unmarshal(body, &env))
+	benchkit.Must(json.Unmarshal(env.Data, &rec))
 
 	req, _ = http.NewRequest("GET", fmt.Sprintf("%s/api/v1/libraries/%s/files/%d/download", c.base, lib, rec.ID), nil)
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	start = time.Now()
 	resp, err = http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	n, err := io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	must(err)
+	benchkit.Must(err)
 	down := time.Since(start)
 	if n != size {
 		log.Fatalf("downloaded %d of %d bytes", n, size)
 	}
-	hwmDown := rssKB(pid, "VmHWM")
+	hwmDown := benchkit.ProcKB(pid, "VmHWM")
 	mb := float64(size) / (1 << 20)
 	fmt.Printf("transfer %.0f MB: upload %.1f s (%.0f MB/s), download %.1f s (%.0f MB/s)\n", mb, up.Seconds(), mb/up.Seconds(), down.Seconds(), mb/down.Seconds())
 	fmt.Printf("server memory: RSS before %.1f MB (peak so far %.1f MB); peak after upload %.1f MB, after download %.1f MB; growth of the peak %.1f MB\n",
@@ -193,7 +194,7 @@ func listing(c *client, dbName, dbURL, sqlitePath, lib string, files, requests i
 					Data []any
 					Meta map[string]any
 				}
-				must(json.Unmarshal(d, &env))
+				benchkit.Must(json.Unmarshal(d, &env))
 				if len(env.Data) != 50 || env.Meta["total"] != float64(files) {
 					log.Fatalf("page %d: %d files, meta %v", page, len(env.Data), env.Meta)
 				}
@@ -214,7 +215,7 @@ func seed(dbName, dbURL, sqlitePath, lib string, folderNo int64, folderGUID stri
 		driver, dsn = "sqlite", "file:"+sqlitePath+"?_pragma=busy_timeout(30000)&_pragma=journal_mode(WAL)"
 	}
 	db, err := sql.Open(driver, dsn)
-	must(err)
+	benchkit.Must(err)
 	defer db.Close()
 	rebind := func(q string) string {
 		if driver != "pgx" {
@@ -233,9 +234,9 @@ func seed(dbName, dbURL, sqlitePath, lib string, folderNo int64, folderGUID stri
 		return b.String()
 	}
 	tx, err := db.Begin()
-	must(err)
+	benchkit.Must(err)
 	var first int64
-	must(tx.QueryRow(rebind("UPDATE libraries SET next_number = next_number + ? WHERE id = ? RETURNING next_number"), n, lib).Scan(&first))
+	benchkit.Must(tx.QueryRow(rebind("UPDATE libraries SET next_number = next_number + ? WHERE id = ? RETURNING next_number"), n, lib).Scan(&first))
 	first -= int64(n)
 	now := time.Now().UTC()
 	const batch = 500
@@ -261,17 +262,17 @@ func seed(dbName, dbURL, sqlitePath, lib string, folderNo int64, folderGUID stri
 			aa = append(aa, g, "file", folderGUID, true)
 		}
 		_, err := tx.Exec(rebind(fq.String()), fa...)
-		must(err)
+		benchkit.Must(err)
 		_, err = tx.Exec(rebind(aq.String()), aa...)
-		must(err)
+		benchkit.Must(err)
 	}
-	must(tx.Commit())
+	benchkit.Must(tx.Commit())
 	if driver == "pgx" {
 		_, err = db.Exec("VACUUM ANALYZE library_files, acl_objects") // as autovacuum would, before measuring
 	} else {
 		_, err = db.Exec("ANALYZE")
 	}
-	must(err)
+	benchkit.Must(err)
 }
 
 // startS3 runs bench/blob's in-memory S3 server (bucket "bench") and returns its endpoint.
@@ -279,16 +280,16 @@ func startS3(dir string) (string, func()) {
 	bin := filepath.Join(dir, "s3server")
 	build := exec.Command("go", "build", "-o", bin, "./bench/blob")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	must(build.Run())
+	benchkit.Must(build.Run())
 	cmd := exec.Command(bin, "-serve-s3")
 	stdin, err := cmd.StdinPipe()
-	must(err)
+	benchkit.Must(err)
 	out, err := cmd.StdoutPipe()
-	must(err)
+	benchkit.Must(err)
 	cmd.Stderr = os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	line, err := bufio.NewReader(out).ReadString('\n')
-	must(err)
+	benchkit.Must(err)
 	return strings.TrimSpace(line), func() { stdin.Close(); _ = cmd.Wait() }
 }
 
@@ -308,7 +309,7 @@ func (c *client) do(method, path string, body any) []byte {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
@@ -319,7 +320,7 @@ func (c *client) do(method, path string, body any) []byte {
 
 func (c *client) json(method, path string, body any) map[string]any {
 	var env struct{ Data map[string]any }
-	must(json.Unmarshal(c.do(method, path, body), &env))
+	benchkit.Must(json.Unmarshal(c.do(method, path, body), &env))
 	return env.Data
 }
 
@@ -341,46 +342,4 @@ func (c *client) waitHealthy() {
 	log.Fatal("server did not become healthy")
 }
 
-func rssKB(pid int, field string) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
-		}
-	}
-	return 0
-}
-
 func kb(n int) float64 { return float64(n) / 1024 }
-
-func freshDB(admin string) (string, func()) {
-	db, err := sql.Open("pgx", admin)
-	must(err)
-	name := fmt.Sprintf("bench_libraries_%d", mrand.Uint32())
-	_, err = db.Exec("CREATE DATABASE " + name)
-	must(err)
-	u, err := url.Parse(admin)
-	must(err)
-	u.Path = "/" + name
-	return u.String(), func() {
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		db.Close()
-	}
-}
-
-func freePort() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
-}

@@ -15,14 +15,12 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"log"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,6 +34,8 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
+
+	"coreportal/bench/benchkit"
 )
 
 // op is one kind of request of the mix, with its share of the requests.
@@ -94,7 +94,7 @@ func run() int {
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "soak")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "coreportal")
 	if *prebuilt != "" {
@@ -102,24 +102,24 @@ func run() int {
 	} else {
 		build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr
-		must(build.Run())
+		benchkit.Must(build.Run())
 	}
 	dbURL, dbName := "", "sqlite"
 	if *dbFlag != "sqlite" {
 		var drop func()
-		dbURL, drop = freshDB(*dbFlag)
+		dbURL, drop = benchkit.FreshDB(*dbFlag, "bench_soak")
 		defer drop()
 		dbName = "postgres"
 	}
-	addr := freePort()
+	addr := benchkit.FreePort()
 	logPath := filepath.Join(dir, "server.log")
 	logFile, err := os.Create(logPath)
-	must(err)
+	benchkit.Must(err)
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD=soak-password-1", "CORE_ACCESS_LOG=false", "CORE_LOG_LEVEL=info")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	h := &harness{base: "http://" + addr, created: map[int64]string{}}
 	h.hc = &http.Client{Transport: &http.Transport{MaxIdleConns: *clients + 8, MaxIdleConnsPerHost: *clients + 8, IdleConnTimeout: time.Minute}}
@@ -172,13 +172,13 @@ func run() int {
 	measuring.Store(true)
 	start := time.Now()
 	tick := time.NewTicker(10 * time.Second)
-	rss, anon = append(rss, rssKB(pid, "VmRSS")/1024), append(anon, rssKB(pid, "RssAnon")/1024)
+	rss, anon = append(rss, benchkit.ProcKB(pid, "VmRSS")/1024), append(anon, benchkit.ProcKB(pid, "RssAnon")/1024)
 	for done := false; !done; {
 		select {
 		case <-ctx.Done():
 			done = true
 		case <-tick.C:
-			rss, anon = append(rss, rssKB(pid, "VmRSS")/1024), append(anon, rssKB(pid, "RssAnon")/1024)
+			rss, anon = append(rss, benchkit.ProcKB(pid, "VmRSS")/1024), append(anon, benchkit.ProcKB(pid, "RssAnon")/1024)
 			log.Printf("%s: rss %d MB (anonymous %d MB)", time.Since(start).Round(time.Second), rss[len(rss)-1], anon[len(anon)-1])
 		}
 	}
@@ -462,46 +462,4 @@ func sortedKeys(m map[int]int) []int {
 	}
 	sort.Ints(ks)
 	return ks
-}
-
-func rssKB(pid int, field string) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			n, _ := strconv.Atoi(strings.Fields(line)[1])
-			return n
-		}
-	}
-	return 0
-}
-
-func freshDB(admin string) (string, func()) {
-	db, err := sql.Open("pgx", admin)
-	must(err)
-	name := fmt.Sprintf("bench_soak_%d", rand.Uint32())
-	_, err = db.Exec("CREATE DATABASE " + name)
-	must(err)
-	u, err := url.Parse(admin)
-	must(err)
-	u.Path = "/" + name
-	return u.String(), func() {
-		_, _ = db.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)")
-		db.Close()
-	}
-}
-
-func freePort() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }
