@@ -95,3 +95,23 @@ func surveyCountRights(t *testing.T, node string, editor, reader *kit.Client) {
 		t.Fatalf("editor card %v", card)
 	}
 }
+
+// surveyNullDefinition: a survey always has a definition object: null is 400
+// (create and update) and changes nothing; omitting it keeps the default.
+func surveyNullDefinition(t *testing.T, node string, editor *kit.Client) {
+	r := editor.Do(t, "POST", "/surveys", `{"nodeId":"`+node+`","slug":"nulldef","title":"Null","definition":null}`).Expect(t, 400, "VALIDATION_ERROR")
+	if r.Error.Details["field"] != "definition" {
+		t.Fatalf("null definition details %v", r.Error.Details)
+	}
+	sv := editor.Do(t, "POST", "/surveys", `{"nodeId":"`+node+`","slug":"nulldef","title":"Null"}`).Expect(t, 201).Map(t)
+	if d := sv["definition"].(map[string]any); d["anonymous"] != false || len(d["questions"].([]any)) != 0 {
+		t.Fatalf("default definition %v", d)
+	}
+	id := sv["id"].(string)
+	editor.Do(t, "PATCH", "/surveys/"+id, `{"definition":{"questions":[{"id":"q","type":"text","title":"Q"}]}}`).Expect(t, 200)
+	editor.Do(t, "PATCH", "/surveys/"+id, `{"title":"Changed","definition":null}`).Expect(t, 400, "VALIDATION_ERROR")
+	got := editor.Do(t, "GET", "/surveys/"+id, nil).Expect(t, 200).Map(t)
+	if got["title"] != "Null" || len(got["definition"].(map[string]any)["questions"].([]any)) != 1 {
+		t.Fatalf("after refused patch %v", got)
+	}
+}

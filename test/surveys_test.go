@@ -27,6 +27,7 @@ func TestSurveys(t *testing.T) {
 		t.Run("Numbers", func(t *testing.T) { surveyNumbers(t, s, node) })
 		t.Run("BadIDs", func(t *testing.T) { surveyBadIDs(t, s, node) })
 		t.Run("CountRights", func(t *testing.T) { surveyCountRights(t, node, editor, reader) })
+		t.Run("NullDefinition", func(t *testing.T) { surveyNullDefinition(t, node, editor) })
 	})
 }
 

@@ -38,7 +38,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPost, "/surveys", "createSurvey", "Create a survey",
 		"Edit on the node. Creates a draft. slug: lowercase letters, digits and hyphens, at most 100 characters, unique per node (409 CONFLICT), "+
 			"\"new\" is reserved. title 1-200 characters, description up to 4000. addToSideMenu=true adds an item to the node's side menu that follows the survey's "+
-			"title and path and is removed when the flag is cleared or the survey deleted. definition: { anonymous, questions[] } with questions "+
+			"title and path and is removed when the flag is cleared or the survey deleted. definition (omitted: no questions, not anonymous; null: 400 VALIDATION_ERROR details.field=definition, also in PATCH): { anonymous, questions[] } with questions "+
 			"{ id, type, title, required, options[] }: ids 1-64 letters, digits, _ or - and unique (question ids in the survey, option ids in the question); "+
 			"type single, multiple, text, number, date, user or users; options (1-100, text 1-500) only and always on single and multiple; at most 200 questions; "+
 			"question titles up to 1000 characters. Errors name the part in details.field, e.g. definition.questions[1].options[0].id."), h.create)
@@ -115,19 +115,55 @@ func (h *Handler) catalog(ctx context.Context, in *surveyNodeQuery) (*web.Out[Su
 
 type surveyCreateIn struct {
 	Body struct {
-		NodeID        string           `json:"nodeId"`
-		Slug          string           `json:"slug"`
-		Title         string           `json:"title"`
-		Description   string           `json:"description,omitempty"`
-		AddToSideMenu bool             `json:"addToSideMenu,omitempty"`
-		Definition    SurveyDefinition `json:"definition,omitempty" required:"false" doc:"default: no questions, not anonymous"`
+		NodeID        string       `json:"nodeId"`
+		Slug          string       `json:"slug"`
+		Title         string       `json:"title"`
+		Description   string       `json:"description,omitempty"`
+		AddToSideMenu bool         `json:"addToSideMenu,omitempty"`
+		Definition    definitionIn `json:"definition,omitempty" required:"false" doc:"default when omitted: no questions, not anonymous; null is 400"`
 	}
+}
+
+// definitionIn is a definition in a request body that tells an omitted key
+// from an explicit null: a survey always has a definition object, so null
+// is refused (400 details.field=definition) while omitting it keeps the
+// default (create) or the stored one (update).
+type definitionIn struct {
+	SurveyDefinition
+	set, null bool
+}
+
+func (d *definitionIn) UnmarshalJSON(b []byte) error {
+	d.set = true
+	if string(bytes.TrimSpace(b)) == "null" {
+		d.null = true
+		return nil
+	}
+	return json.Unmarshal(b, &d.SurveyDefinition)
+}
+
+// get returns the definition given (nil when omitted) or 400 for null.
+func (d *definitionIn) get() (*SurveyDefinition, error) {
+	if d.null {
+		return nil, fault.Validation("definition", "definition must be an object { anonymous, questions }, not null; omit it for the default")
+	}
+	if !d.set {
+		return nil, nil
+	}
+	return &d.SurveyDefinition, nil
 }
 
 func (h *Handler) create(ctx context.Context, in *surveyCreateIn) (*web.Out[SurveyCard], error) {
 	b := in.Body
-	return web.ReplyCreated(h.svc.Create(ctx, auth.FromContext(ctx), NewSurvey{NodeID: b.NodeID, Slug: b.Slug, Title: b.Title,
-		Description: b.Description, AddToSideMenu: b.AddToSideMenu, Definition: b.Definition}))
+	def, err := b.Definition.get()
+	if err != nil {
+		return nil, err
+	}
+	ns := NewSurvey{NodeID: b.NodeID, Slug: b.Slug, Title: b.Title, Description: b.Description, AddToSideMenu: b.AddToSideMenu}
+	if def != nil {
+		ns.Definition = *def
+	}
+	return web.ReplyCreated(h.svc.Create(ctx, auth.FromContext(ctx), ns))
 }
 
 type SurveyIDParams struct {
@@ -152,18 +188,22 @@ func (h *Handler) get(ctx context.Context, in *surveyGetIn) (*web.Out[any], erro
 type surveyUpdateIn struct {
 	SurveyIDParams
 	Body struct {
-		Title         *string           `json:"title,omitempty"`
-		Slug          *string           `json:"slug,omitempty"`
-		Description   *string           `json:"description,omitempty"`
-		AddToSideMenu *bool             `json:"addToSideMenu,omitempty"`
-		Definition    *SurveyDefinition `json:"definition,omitempty"`
+		Title         *string      `json:"title,omitempty"`
+		Slug          *string      `json:"slug,omitempty"`
+		Description   *string      `json:"description,omitempty"`
+		AddToSideMenu *bool        `json:"addToSideMenu,omitempty"`
+		Definition    definitionIn `json:"definition,omitempty" required:"false" doc:"the whole definition; null is 400"`
 	}
 }
 
 func (h *Handler) update(ctx context.Context, in *surveyUpdateIn) (*web.Out[SurveyCard], error) {
 	b := in.Body
+	def, err := b.Definition.get()
+	if err != nil {
+		return nil, err
+	}
 	return web.Reply(h.svc.Update(ctx, auth.FromContext(ctx), in.ID, Patch{Title: b.Title, Slug: b.Slug, Description: b.Description,
-		AddToSideMenu: b.AddToSideMenu, Definition: b.Definition}))
+		AddToSideMenu: b.AddToSideMenu, Definition: def}))
 }
 
 func (h *Handler) remove(ctx context.Context, in *SurveyIDParams) (*web.Out[any], error) {
