@@ -15,15 +15,15 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"coreportal/internal/directory/slapdtest"
+
+	"coreportal/bench/benchkit"
 )
 
 const adminPassword = "bench-admin-password-1"
@@ -36,35 +36,35 @@ func main() {
 	flag.Parse()
 
 	dir, err := os.MkdirTemp("", "adsync-bench")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 
 	seedStart := time.Now()
 	d, err := slapdtest.Start(filepath.Join(dir, "slapd"), slapdtest.Seed{Users: *nUsers, Groups: *nGroups, PhotoEvery: *photoEvery}.LDIF())
-	must(err)
+	benchkit.Must(err)
 	defer d.Stop()
 	log.Printf("slapd seeded with %d users, %d groups in %v", *nUsers, *nGroups, time.Since(seedStart).Round(time.Millisecond))
 
 	bin := filepath.Join(dir, "coreportal")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	must(build.Run())
-	addr := freeAddr()
+	benchkit.Must(build.Run())
+	addr := benchkit.FreePort()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "CORE_ADDR="+addr, "CORE_DATA_DIR="+filepath.Join(dir, "data"), "DATABASE_URL="+*db,
 		"SEED_ADMIN_PASSWORD="+adminPassword, "CORE_LOG_LEVEL=warn", "CORE_ACCESS_LOG=false")
 	cmd.Stderr = os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	base := "http://" + addr + "/api/v1"
-	waitReady("http://" + addr + "/health")
+	benchkit.WaitHealth("http://" + addr)
 
 	token := call(base, "", "POST", "/auth/login", map[string]any{"login": "admin", "password": adminPassword})["token"].(string)
 	call(base, token, "PUT", "/admin/settings/ldap", map[string]any{"url": d.URL, "baseDn": slapdtest.Suffix, "bindDn": slapdtest.Admin,
 		"bindPassword": slapdtest.AdminPassword, "loginAttr": "uid"})
 	call(base, token, "PUT", "/admin/settings/ldap-sync", map[string]any{"syncGroups": true,
 		"attributeMap": map[string]any{"thumbnailPhoto": "jpegPhoto", "department": "departmentNumber"}})
-	baseRSS := rssKB(cmd.Process.Pid, "VmRSS")
+	baseRSS := benchkit.ProcKB(cmd.Process.Pid, "VmRSS")
 
 	for _, run := range []string{"first", "second (unchanged)"} {
 		start := time.Now()
@@ -73,7 +73,7 @@ func main() {
 		elapsed := time.Since(start)
 		b, _ := json.Marshal(res["result"])
 		fmt.Printf("%s run: %v (job %v)\n  result %s\n  server RSS peak so far %.1f MB (idle before the runs %.1f MB)\n",
-			run, elapsed.Round(time.Millisecond), res["status"], b, float64(rssKB(cmd.Process.Pid, "VmHWM"))/1024, float64(baseRSS)/1024)
+			run, elapsed.Round(time.Millisecond), res["status"], b, float64(benchkit.ProcKB(cmd.Process.Pid, "VmHWM"))/1024, float64(baseRSS)/1024)
 	}
 }
 
@@ -100,64 +100,22 @@ func call(base, token, method, path string, body any) map[string]any {
 		rd = bytes.NewReader(nil)
 	}
 	req, err := http.NewRequest(method, base+path, rd)
-	must(err)
+	benchkit.Must(err)
 	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	defer resp.Body.Close()
 	var env struct {
 		Success bool
 		Data    map[string]any
 		Error   any
 	}
-	must(json.NewDecoder(resp.Body).Decode(&env))
+	benchkit.Must(json.NewDecoder(resp.Body).Decode(&env))
 	if resp.StatusCode >= 300 {
 		log.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, env.Error)
 	}
 	return env.Data
-}
-
-func waitReady(url string) {
-	for i := 0; i < 600; i++ {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	log.Fatal("server not ready")
-}
-
-// rssKB reads a memory field (VmRSS, VmHWM) of a process in kB.
-func rssKB(pid int, field string) int {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, field+":") {
-			var kb int
-			fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, field+":")), "%d", &kb)
-			return kb
-		}
-	}
-	return 0
-}
-
-func freeAddr() string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
 }

@@ -43,6 +43,8 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"coreportal/internal/blob"
+
+	"coreportal/bench/benchkit"
 )
 
 const (
@@ -64,7 +66,7 @@ func main() {
 		return
 	}
 	size, err := parseSize(*sizeFlag)
-	must(err)
+	benchkit.Must(err)
 	endpoint, stop := startS3Child()
 	defer stop()
 	s3URL := fmt.Sprintf("s3://%s?endpoint=%s&region=us-east-1&partSizeMB=%d", bucket, url.QueryEscape(endpoint), *partMB)
@@ -84,9 +86,9 @@ func main() {
 // runS3Server serves gofakes3 on a loopback port until stdin closes.
 func runS3Server() {
 	be := s3mem.New()
-	must(be.CreateBucket(bucket))
+	benchkit.Must(be.CreateBucket(bucket))
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
+	benchkit.Must(err)
 	fmt.Println("http://" + ln.Addr().String())
 	go func() { _, _ = io.Copy(io.Discard, os.Stdin); os.Exit(0) }()
 	log.Fatal(http.Serve(ln, gofakes3.New(be, gofakes3.WithoutVersioning()).Server()))
@@ -94,16 +96,16 @@ func runS3Server() {
 
 func startS3Child() (string, func()) {
 	self, err := os.Executable()
-	must(err)
+	benchkit.Must(err)
 	cmd := exec.Command(self, "-serve-s3")
 	stdin, err := cmd.StdinPipe()
-	must(err)
+	benchkit.Must(err)
 	out, err := cmd.StdoutPipe()
-	must(err)
+	benchkit.Must(err)
 	cmd.Stderr = os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	line, err := bufio.NewReader(out).ReadString('\n')
-	must(err)
+	benchkit.Must(err)
 	return strings.TrimSpace(line), func() { stdin.Close(); _ = cmd.Wait() }
 }
 
@@ -130,35 +132,35 @@ func (c *content) Read(p []byte) (int, error) {
 func digest(r io.Reader) (string, int64) {
 	h := sha256.New()
 	n, err := io.Copy(h, r)
-	must(err)
+	benchkit.Must(err)
 	return hex.EncodeToString(h.Sum(nil)), n
 }
 
 func selfPeakRSS() int64 {
 	var ru syscall.Rusage
-	must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	benchkit.Must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
 	return ru.Maxrss << 10 // KiB on Linux
 }
 
 func benchStore(s3URL string, size int64) {
 	ctx := context.Background()
 	u, err := url.Parse(s3URL)
-	must(err)
+	benchkit.Must(err)
 	o, err := blob.ParseS3URL(u)
-	must(err)
+	benchkit.Must(err)
 	o.Creds = credentials.NewStaticV4(accessKey, secretKey, "")
 	st, err := blob.NewS3(ctx, o)
-	must(err)
+	benchkit.Must(err)
 	want, _ := digest(newContent(size))
 	base := selfPeakRSS()
 	t0 := time.Now()
 	n, err := st.Put(ctx, "bench/large", newContent(size))
-	must(err)
+	benchkit.Must(err)
 	put := time.Since(t0)
 	afterPut := selfPeakRSS()
 	t0 = time.Now()
 	r, err := st.Get(ctx, "bench/large")
-	must(err)
+	benchkit.Must(err)
 	got, m := digest(r)
 	r.Close()
 	get := time.Since(t0)
@@ -166,10 +168,10 @@ func benchStore(s3URL string, size int64) {
 		log.Fatalf("content differs: put %d, got %d bytes, sha %s vs %s", n, m, got, want)
 	}
 	rr, err := st.GetRange(ctx, "bench/large", size-1<<20, -1)
-	must(err)
+	benchkit.Must(err)
 	_, tail := digest(rr)
 	rr.Close()
-	must(st.Delete(ctx, "bench/large"))
+	benchkit.Must(st.Delete(ctx, "bench/large"))
 	fmt.Printf("store s3: %s, part %d MiB\n", human(size), o.PartSize>>20)
 	fmt.Printf("  put  %6.1f s  %6.1f MB/s\n", put.Seconds(), float64(size)/1e6/put.Seconds())
 	fmt.Printf("  get  %6.1f s  %6.1f MB/s (sha-256 checked)\n", get.Seconds(), float64(size)/1e6/get.Seconds())
@@ -204,12 +206,6 @@ func parseSize(s string) (int64, error) {
 	return 0, fmt.Errorf("bad size %q (use B, KiB, MiB or GiB)", s)
 }
 
-func must(err error) {
-	if err != nil {
-		log.Fatal(err)
-	}
-}
-
 func buildBinary(prebuilt, dir string) string {
 	if prebuilt != "" {
 		return prebuilt
@@ -217,6 +213,6 @@ func buildBinary(prebuilt, dir string) string {
 	bin := filepath.Join(dir, "coreportal")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/coreportal")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	must(build.Run())
+	benchkit.Must(build.Run())
 	return bin
 }

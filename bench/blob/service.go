@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"coreportal/bench/benchkit"
 )
 
 const adminPassword = "Bench-blob-streaming-2026!"
@@ -30,13 +32,13 @@ func (c *client) do(method, path string, body any, out any) {
 		rd = bytes.NewReader(j)
 	}
 	req, err := http.NewRequest(method, c.base+path, rd)
-	must(err)
+	benchkit.Must(err)
 	req.Header.Set("Content-Type", "application/json")
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
@@ -44,15 +46,15 @@ func (c *client) do(method, path string, body any, out any) {
 	}
 	if out != nil {
 		var env struct{ Data json.RawMessage }
-		must(json.Unmarshal(raw, &env))
-		must(json.Unmarshal(env.Data, out))
+		benchkit.Must(json.Unmarshal(raw, &env))
+		benchkit.Must(json.Unmarshal(env.Data, out))
 	}
 }
 
 // memKB reads VmRSS or VmHWM of a process.
 func memKB(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	must(err)
+	benchkit.Must(err)
 	for _, line := range strings.Split(string(b), "\n") {
 		if strings.HasPrefix(line, key+":") {
 			v, _ := strconv.ParseInt(strings.Fields(line)[1], 10, 64)
@@ -64,11 +66,11 @@ func memKB(pid int, key string) int64 {
 
 func benchService(prebuilt, s3URL string, size int64) {
 	dir, err := os.MkdirTemp("", "blobbench")
-	must(err)
+	benchkit.Must(err)
 	defer os.RemoveAll(dir)
 	bin := buildBinary(prebuilt, dir)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	must(err)
+	benchkit.Must(err)
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(bin, "serve")
@@ -76,7 +78,7 @@ func benchService(prebuilt, s3URL string, size int64) {
 		"CORE_LOG_LEVEL=warn", "CORE_ACCESS_LOG=false", fmt.Sprintf("CORE_MAX_UPLOAD_MB=%d", size>>20+1),
 		"CORE_BLOB_URL="+s3URL, "AWS_ACCESS_KEY_ID="+accessKey, "AWS_SECRET_ACCESS_KEY="+secretKey)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	must(cmd.Start())
+	benchkit.Must(cmd.Start())
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	c := &client{base: "http://" + addr + "/api/v1"}
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
@@ -119,12 +121,12 @@ func benchService(prebuilt, s3URL string, size int64) {
 		pw.CloseWithError(err)
 	}()
 	req, err := http.NewRequest("POST", fmt.Sprintf("%s/lists/%v/items/%v/attachments", c.base, list.ID, item.ID), pr)
-	must(err)
+	benchkit.Must(err)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	t0 := time.Now()
 	resp, err := http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != 201 {
@@ -137,15 +139,15 @@ func benchService(prebuilt, s3URL string, size int64) {
 			Size int64  `json:"size"`
 		}
 	}
-	must(json.Unmarshal(raw, &att))
+	benchkit.Must(json.Unmarshal(raw, &att))
 	afterUp := memKB(pid, "VmHWM")
 
 	req, err = http.NewRequest("GET", c.base+"/attachments/"+att.Data.ID+"/download", nil)
-	must(err)
+	benchkit.Must(err)
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	t0 = time.Now()
 	resp, err = http.DefaultClient.Do(req)
-	must(err)
+	benchkit.Must(err)
 	got, n := digest(resp.Body)
 	resp.Body.Close()
 	down := time.Since(t0)
