@@ -5,7 +5,9 @@
 package query
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,14 +59,14 @@ func ParseFilter(field_, raw string) (FilterSpec, error) {
 		Logic      string            `json:"logic"`
 		Conditions []json.RawMessage `json:"conditions"`
 	}
-	if err := json.Unmarshal([]byte(raw), &tmp); err != nil {
-		return f, fault.Validation(field_, "%s must be JSON { logic, conditions[] }", field_)
+	if err := decodeStrict([]byte(raw), &tmp); err != nil || tmp.Conditions == nil && strings.TrimSpace(raw) == "null" {
+		return f, fault.Validation(field_, "%s must be JSON { logic, conditions[] } with no other keys", field_)
 	}
 	f.Logic = tmp.Logic
 	for _, c := range tmp.Conditions {
 		var cond FilterCondition
-		if err := json.Unmarshal(c, &cond); err != nil {
-			return f, fault.Validation(field_, "each condition must be { column, operator, value }")
+		if err := decodeStrict(c, &cond); err != nil {
+			return f, fault.Validation(field_, "each condition must be { column, operator (or op), value } with no other keys")
 		}
 		f.Conditions = append(f.Conditions, cond)
 	}
@@ -137,8 +139,8 @@ func ParseSort(name, raw string) ([]SortKey, error) {
 		if strings.HasPrefix(raw, "{") {
 			raw = "[" + raw + "]"
 		}
-		if err := json.Unmarshal([]byte(raw), &keys); err != nil {
-			return nil, fault.Validation(name, "%s must be a JSON array of { column, direction } or col:asc,col2:desc", name)
+		if err := decodeStrict([]byte(raw), &keys); err != nil {
+			return nil, fault.Validation(name, "%s must be a JSON array of { column, direction } (no other keys) or col:asc,col2:desc", name)
 		}
 	} else {
 		for _, part := range strings.Split(raw, ",") {
@@ -151,6 +153,20 @@ func ParseSort(name, raw string) ([]SortKey, error) {
 		}
 	}
 	return keys, CheckSort(name, keys)
+}
+
+// decodeStrict decodes one JSON value and refuses unknown keys and trailing
+// data: a mistyped key ("dir", "and") must not silently widen a listing.
+func decodeStrict(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data")
+	}
+	return nil
 }
 
 // CheckSort validates directions (default asc) and the number of keys.

@@ -87,6 +87,26 @@ func FuzzSort(f *testing.F) {
 	})
 }
 
+func TestParseFilterRefusesUnknownShapes(t *testing.T) {
+	for _, c := range []struct {
+		raw string
+		ok  bool
+	}{
+		{`{"logic":"and","conditions":[{"column":"text","op":"eq","value":"x"}]}`, true},
+		{`{}`, true},
+		{`null`, false},
+		{`{"and":[{"field":"title","op":"bogus","value":"x"}]}`, false},
+		{`{"logic":"and","conditions":[],"extra":1}`, false},
+		{`{"conditions":[{"column":"text","operator":"eq","value":"x","field":"y"}]}`, false},
+		{`{"conditions":[]} {"conditions":[]}`, false},
+	} {
+		_, err := ParseFilter("filter", c.raw)
+		if (err == nil) != c.ok {
+			t.Errorf("%s: err=%v, want ok=%v", c.raw, err, c.ok)
+		}
+	}
+}
+
 func TestParseSortForms(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"number:desc,text", "(f_5 IS NULL) ASC, f_5 DESC, (f_1_ci IS NULL) ASC, f_1_ci ASC, id DESC"},
@@ -102,7 +122,7 @@ func TestParseSortForms(t *testing.T) {
 			t.Errorf("%s: %q %v", c.in, got, err)
 		}
 	}
-	for _, bad := range []string{"text:up", `[{"column":""}]`, `[{`, strings.Repeat("a,", 20)} {
+	for _, bad := range []string{"text:up", `[{"column":""}]`, `[{`, strings.Repeat("a,", 20), `[{"column":"text","dir":"desc"}]`, `[{"column":"text"}] x`} {
 		if _, err := ParseSort("sort", bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
