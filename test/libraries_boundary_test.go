@@ -1,7 +1,10 @@
 package test
 
 import (
+	"bytes"
 	"fmt"
+	"mime/multipart"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -16,6 +19,7 @@ func TestLibrariesHardening(t *testing.T) {
 		t.Run("isolated descendants", func(t *testing.T) { testLibraryIsolatedDescendants(t, s) })
 		t.Run("malformed ids", func(t *testing.T) { testLibraryMalformedIDs(t, s) })
 		t.Run("invalid range", func(t *testing.T) { testLibraryInvalidRange(t, s) })
+		t.Run("multipart order", func(t *testing.T) { testLibraryMultipartOrder(t, s) })
 	})
 }
 
@@ -133,5 +137,62 @@ func testLibraryInvalidRange(t *testing.T, s *kit.Server) {
 		if resp, _ := f.get(t, f.admin, num(rec), map[string]string{"Range": h}); resp.StatusCode != 416 {
 			t.Fatalf("Range %q past the end: %d", h, resp.StatusCode)
 		}
+	}
+}
+
+// sendParts uploads a multipart body of parts in order: [name, value]; name
+// "file" makes a file part named value with content "data".
+func (f *libFixture) sendParts(t *testing.T, c *kit.Client, parts ...[2]string) *kit.Response {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, p := range parts {
+		if p[0] == "file" {
+			w, _ := mw.CreateFormFile("file", p[1])
+			_, _ = w.Write([]byte("data"))
+		} else {
+			_ = mw.WriteField(p[0], p[1])
+		}
+	}
+	_ = mw.Close()
+	req, err := http.NewRequest("POST", c.S.URL+"/api/v1"+f.path("/files"), &buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return c.Send(t, req)
+}
+
+// testLibraryMultipartOrder: parentId must precede the file part; after it,
+// twice, or with two file parts the upload answers 400 and stores nothing.
+func testLibraryMultipartOrder(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "parts")
+	a := f.admin
+	dir := f.folder(t, a, nil, "dir")
+	rootFile := f.put(t, a, "", "same.txt", []byte("root"), 201)
+	id := fmt.Sprint(num(dir))
+	for _, parts := range [][][2]string{
+		{{"file", "same.txt"}, {"parentId", id}},
+		{{"file", "same.txt"}, {"parentId", "garbage"}},
+		{{"parentId", id}, {"parentId", id}, {"file", "same.txt"}},
+		{{"parentId", id}, {"file", "same.txt"}, {"file", "other.txt"}},
+	} {
+		f.sendParts(t, a, parts...).Expect(t, 400, "VALIDATION_ERROR")
+	}
+	if got := f.names(t, a, ""); fmt.Sprint(got) != "[dir same.txt]" {
+		t.Fatalf("root after refused uploads: %v", got)
+	}
+	if got := f.names(t, a, "parentId="+id); len(got) != 0 {
+		t.Fatalf("folder after refused uploads: %v", got)
+	}
+	var vs []map[string]any
+	a.Do(t, "GET", f.path("/files/%d/versions", num(rootFile)), nil).Expect(t, 200).Into(t, &vs)
+	if len(vs) != 1 {
+		t.Fatalf("root file got versions from refused uploads: %d", len(vs))
+	}
+	// before the file, with an unrelated field after it: accepted in the folder
+	f.sendParts(t, a, [2]string{"parentId", id}, [2]string{"file", "same.txt"}, [2]string{"note", "x"}).Expect(t, 201)
+	if got := f.names(t, a, "parentId="+id); fmt.Sprint(got) != "[same.txt]" {
+		t.Fatalf("folder: %v", got)
 	}
 }

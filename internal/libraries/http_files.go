@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -74,6 +75,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	parentID := r.URL.Query().Get("parentId")
+	seenParent := false
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
@@ -92,6 +94,11 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 				web.WriteError(w, r, fault.Validation("parentId", "parentId is not valid"))
 				return
 			}
+			if seenParent {
+				web.WriteError(w, r, fault.Validation("parentId", "parentId must be given once"))
+				return
+			}
+			seenParent = true
 			parentID = strings.TrimSpace(string(b))
 			continue
 		case "file":
@@ -104,8 +111,14 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 			web.WriteError(w, r, err)
 			return
 		}
+		// the rest of the form is read once the bytes are stored, before
+		// anything is recorded: a parentId after the file or a second file answers 400
+		finish := func() error {
+			part.Close()
+			return restOfForm(mr)
+		}
 		// ClientReader: a body cut short (no closing boundary) is the client's fault, 400.
-		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(part))
+		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(part), finish)
 		part.Close()
 		if err != nil {
 			web.WriteError(w, r, err)
@@ -117,6 +130,29 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		}
 		web.WriteJSON(w, status, f)
 		return
+	}
+}
+
+// restOfForm reads the parts after the file part: parentId there (it would
+// be ignored, the folder is decided before the bytes) or a second file part
+// answers 400; other parts are skipped.
+func restOfForm(mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fault.Validation("file", "the multipart body is malformed")
+		}
+		name := part.FormName()
+		part.Close()
+		switch name {
+		case "parentId":
+			return fault.Validation("parentId", "parentId must come before the file part")
+		case "file":
+			return fault.Validation("file", "send one file part per request")
+		}
 	}
 }
 
@@ -160,7 +196,7 @@ func (h *Handler) documentStreams(api huma.API) {
 		return &huma.Response{Description: d, Content: map[string]*huma.MediaType{"application/json": {}}}
 	}
 	doc(http.MethodPost, "/libraries/{libraryId}/files", "uploadFile", "Upload a file",
-		"Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid; before the file part, or as ?parentId=) and part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. "+
+		"Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid, at most once; it must come before the file part, or be given as ?parentId=: a parentId part after the file part, a second parentId or a second file part answers 400 and stores nothing) and one part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. "+
 			"The name is the part's file name reduced to its last path element with control characters (CR, LF, …) removed. Content type: the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept. "+
 			"Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name answers 409. Required custom fields are not checked.",
 		map[string]*huma.Response{"201": jsonResp("the new file record"), "200": jsonResp("the file record with its new version")})

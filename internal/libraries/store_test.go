@@ -74,7 +74,7 @@ func TestFolderTree(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(up, []int64{abc.ID, ab.ID, a.ID}) {
 			t.Fatalf("ancestors %v %v", up, err)
 		}
-		if _, _, err := s.Upload(ctx, admin, l.ID, itoa(ab.ID), "x.txt", "text/plain", strings.NewReader("x")); err != nil {
+		if _, _, err := s.Upload(ctx, admin, l.ID, itoa(ab.ID), "x.txt", "text/plain", strings.NewReader("x"), nil); err != nil {
 			t.Fatal(err)
 		}
 		tree, err := s.st.subtree(ctx, l.ID, ab.ID)

@@ -83,8 +83,10 @@ func ContentType(declared, sniffed string) string {
 // folder, or a new version of the file of that name (add on the library or
 // parent folder; a new version also needs edit on the existing file). The
 // bytes are never held in memory; over maxUpload answers 413 and keeps nothing.
-// created is false when a version was added.
-func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, parentID, fileName, declared string, r io.Reader) (out FileOut, created bool, err error) {
+// created is false when a version was added. finish (may be nil) runs once
+// the bytes are stored and before anything is recorded: an error from it
+// drops the bytes and is returned (the handler checks the rest of the form there).
+func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, parentID, fileName, declared string, r io.Reader, finish func() error) (out FileOut, created bool, err error) {
 	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return FileOut{}, false, err
@@ -120,6 +122,12 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 		return FileOut{}, false, fault.New(fault.CodeTooLarge, "the file is larger than %d bytes", s.maxUpload).With("field", "file")
 	}
 	v.Size = n
+	if finish != nil {
+		if err := finish(); err != nil {
+			s.dropBlob(ctx, v.blobKey)
+			return FileOut{}, false, err
+		}
+	}
 	var f *File
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		s.filesChanged(ctx)
