@@ -94,6 +94,12 @@ func TestLicenceActivation(t *testing.T) {
 			if m := lic["modules"].([]any); len(m) != 1 || m[0] != "vendor.helpdesk.*" {
 				t.Fatalf("modules %v", lic["modules"])
 			}
+			// activations are audited, refusals with their reason, never the key
+			audit := admin.Do(t, "GET", "/admin/audit?action=licence.activate", nil).Expect(t, 200)
+			if !strings.Contains(string(audit.Raw), `"outcome":"success"`) || !strings.Contains(string(audit.Raw), `"reason":"signature"`) ||
+				strings.Contains(string(audit.Raw), strings.Split(licence.KeyText(content), ".")[1]) {
+				t.Fatalf("licence activations not audited as expected: %s", audit.Raw)
+			}
 			fi, err := os.Stat(filepath.Join(s.DataDir, "license.key"))
 			if err != nil || fi.Mode().Perm() != 0o600 {
 				t.Fatalf("key file %v %v", fi, err)

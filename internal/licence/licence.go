@@ -6,6 +6,7 @@ package licence
 
 import (
 	"context"
+	"coreportal/internal/audit"
 	"crypto/ed25519"
 	"errors"
 	"fmt"
@@ -257,6 +258,8 @@ func (s *Service) Activate(ctx context.Context, content string) (LicenseActivati
 	}
 	var ke *KeyError
 	if errors.As(err, &ke) {
+		audit.Record(ctx, audit.Entry{Action: audit.LicenceSet, ResourceType: "licence", Outcome: "failure",
+			Details: map[string]any{"reason": ke.Reason}})
 		return LicenseActivationResult{}, fault.Validation("licenseKey", "licence activation failed: %s", ke.Message).With("reason", ke.Reason)
 	}
 	if err != nil {
@@ -277,6 +280,9 @@ func (s *Service) Activate(ctx context.Context, content string) (LicenseActivati
 			slog.WarnContext(ctx, "licence activated but other instances were not told; they reload it within a minute", "err", err)
 		}
 	}
+	// The key itself is not recorded: what it grants is.
+	audit.Record(ctx, audit.Entry{Action: audit.LicenceSet, ResourceType: "licence", ResourceID: p.LicenseID,
+		After: map[string]any{"licenseId": p.LicenseID, "customer": p.Customer, "expiresAt": st.ExpiresAt, "modules": st.Modules}})
 	slog.InfoContext(ctx, "licence activated", "licenseId", p.LicenseID, "customer", p.Customer, "expiresAt", st.ExpiresAt, "modules", strings.Join(st.Modules, ","))
 	return LicenseActivationResult{License: st, StoragePath: s.StoragePath(),
 		Message: "licence activated; it applies at once on every API instance (background workers pick it up within a minute)"}, nil
