@@ -97,12 +97,10 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 		return nil, err
 	}
 	return &huma.StreamResponse{Body: func(hc huma.Context) {
-		name := "audit-" + time.Now().UTC().Format("20060102-150405") + "." + in.Format
-		hc.SetHeader("Content-Disposition", `attachment; filename="`+name+`"`)
 		w := hc.BodyWriter()
 		var werr error
 		if in.Format == "csv" {
-			hc.SetHeader("Content-Type", "text/csv; charset=utf-8")
+			web.Attachment(hc, "audit", in.Format, "text/csv; charset=utf-8")
 			cw := csv.NewWriter(w)
 			_ = cw.Write([]string{"at", "actorLogin", "actorId", "actorAddress", "action", "resourceType", "resourceId", "outcome", "details", "correlationId"})
 			werr = h.log.Each(ctx, f, ExportMax, func(r Row) error {
@@ -111,18 +109,8 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 			})
 			cw.Flush()
 		} else {
-			hc.SetHeader("Content-Type", "application/json")
-			_, _ = w.Write([]byte("["))
-			first := true
-			enc := json.NewEncoder(w)
-			werr = h.log.Each(ctx, f, ExportMax, func(r Row) error {
-				if !first {
-					_, _ = w.Write([]byte(","))
-				}
-				first = false
-				return enc.Encode(r)
-			})
-			_, _ = w.Write([]byte("]\n"))
+			web.Attachment(hc, "audit", in.Format, "application/json")
+			werr = web.StreamJSONArray(w, func(yield func(Row) error) error { return h.log.Each(ctx, f, ExportMax, yield) })
 		}
 		if werr != nil {
 			slog.ErrorContext(ctx, "audit export", "err", werr)

@@ -199,29 +199,17 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 		return nil, err
 	}
 	return &huma.StreamResponse{Body: func(hc huma.Context) {
-		name := "app-log-" + time.Now().UTC().Format("20060102-150405") + "." + in.Format
-		hc.SetHeader("Content-Disposition", `attachment; filename="`+name+`"`)
 		w := hc.BodyWriter()
 		var werr error
 		if in.Format == "txt" {
-			hc.SetHeader("Content-Type", "text/plain; charset=utf-8")
+			web.Attachment(hc, "app-log", in.Format, "text/plain; charset=utf-8")
 			werr = h.log.Each(ctx, f, ExportMax, func(e applog.Entry) error {
 				_, err := fmt.Fprintln(w, TextLine(e))
 				return err
 			})
 		} else {
-			hc.SetHeader("Content-Type", "application/json")
-			_, _ = w.Write([]byte("["))
-			enc := json.NewEncoder(w)
-			first := true
-			werr = h.log.Each(ctx, f, ExportMax, func(e applog.Entry) error {
-				if !first {
-					_, _ = w.Write([]byte(","))
-				}
-				first = false
-				return enc.Encode(e)
-			})
-			_, _ = w.Write([]byte("]\n"))
+			web.Attachment(hc, "app-log", in.Format, "application/json")
+			werr = web.StreamJSONArray(w, func(yield func(applog.Entry) error) error { return h.log.Each(ctx, f, ExportMax, yield) })
 		}
 		if werr != nil {
 			slog.ErrorContext(ctx, "application log export", "category", "applog", "err", werr)
