@@ -6,6 +6,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 
 	"coreportal/test/kit"
@@ -20,6 +21,7 @@ func TestLibrariesHardening(t *testing.T) {
 		t.Run("malformed ids", func(t *testing.T) { testLibraryMalformedIDs(t, s) })
 		t.Run("invalid range", func(t *testing.T) { testLibraryInvalidRange(t, s) })
 		t.Run("multipart order", func(t *testing.T) { testLibraryMultipartOrder(t, s) })
+		t.Run("upload race", func(t *testing.T) { testLibraryUploadRace(t, s) })
 	})
 }
 
@@ -194,5 +196,44 @@ func testLibraryMultipartOrder(t *testing.T, s *kit.Server) {
 	f.sendParts(t, a, [2]string{"parentId", id}, [2]string{"file", "same.txt"}, [2]string{"note", "x"}).Expect(t, 201)
 	if got := f.names(t, a, "parentId="+id); fmt.Sprint(got) != "[same.txt]" {
 		t.Fatalf("folder: %v", got)
+	}
+}
+
+// testLibraryUploadRace: parallel uploads of one new name make one file
+// (201) and versions of it (200), never 409.
+func testLibraryUploadRace(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "race")
+	const n = 6
+	codes := make([]int, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i] = f.sendParts(t, f.admin, [2]string{"file", "raced.txt"}).Status
+		}()
+	}
+	wg.Wait()
+	created, versions := 0, 0
+	for _, c := range codes {
+		switch c {
+		case 201:
+			created++
+		case 200:
+			versions++
+		}
+	}
+	if created != 1 || versions != n-1 {
+		t.Fatalf("parallel uploads of one new name: %v", codes)
+	}
+	var files []map[string]any
+	f.admin.Do(t, "GET", f.path("/files"), nil).Expect(t, 200).Into(t, &files)
+	if len(files) != 1 {
+		t.Fatalf("files: %v", files)
+	}
+	var vs []map[string]any
+	f.admin.Do(t, "GET", f.path("/files/%d/versions", num(files[0])), nil).Expect(t, 200).Into(t, &vs)
+	if len(vs) != n {
+		t.Fatalf("versions: %d", len(vs))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -129,14 +130,28 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 		}
 	}
 	var f *File
-	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		s.filesChanged(ctx)
-		f, created, err = s.recordUpload(ctx, p, l, parent, parentNo, name, v)
-		if err != nil {
-			return err
+	record := func() error {
+		return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			s.filesChanged(ctx)
+			f, created, err = s.recordUpload(ctx, p, l, parent, parentNo, name, v)
+			if err != nil {
+				return err
+			}
+			return s.indexFile(ctx, l, f)
+		})
+	}
+	// Two uploads of the same new name race: the loser's insert hits the
+	// unique name index (its transaction is void on PostgreSQL); the row now
+	// exists, so a fresh transaction records the upload as a new version.
+	for attempt := 0; ; attempt++ {
+		err = record()
+		if !errors.Is(err, errNameRaced) || attempt == 3 {
+			break
 		}
-		return s.indexFile(ctx, l, f)
-	})
+	}
+	if errors.Is(err, errNameRaced) {
+		err = fault.Conflict("another upload of %q finished first; try again", name)
+	}
 	if err != nil {
 		s.dropBlob(ctx, v.blobKey)
 		return FileOut{}, false, err
@@ -160,6 +175,9 @@ func (s *Service) checkReplace(ctx context.Context, p *auth.Principal, libraryID
 	return s.need(ctx, p, fileRef(cur.GUID), acl.Edit)
 }
 
+// errNameRaced: a concurrent upload inserted the same new name first.
+var errNameRaced = errors.New("libraries: concurrent upload of the same name")
+
 // recordUpload writes the file row (new or updated) and its version in the caller's transaction.
 func (s *Service) recordUpload(ctx context.Context, p *auth.Principal, l *lib, parent acl.Ref, parentNo int64, name string, v *FileVersion) (*File, bool, error) {
 	if err := s.checkReplace(ctx, p, l.ID, parentNo, name); err != nil {
@@ -181,7 +199,7 @@ func (s *Service) recordUpload(ctx context.Context, p *auth.Principal, l *lib, p
 	if created {
 		if err := s.st.insertFile(ctx, f); err != nil {
 			if store.IsUnique(err) {
-				return nil, false, fault.Conflict("another upload of %q finished first; try again", name)
+				return nil, false, errNameRaced
 			}
 			return nil, false, err
 		}
