@@ -67,15 +67,6 @@ func TestSameDefinition(t *testing.T) {
 	}
 }
 
-func TestNeutralise(t *testing.T) {
-	for in, want := range map[string]string{"=1+1": "'=1+1", "+1": "'+1", "-1": "'-1", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx",
-		"plain": "plain", "": "", "a=b": "a=b"} {
-		if got := neutralise(in); got != want {
-			t.Fatalf("neutralise(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestCheckAnswers(t *testing.T) {
 	d := SurveyDefinition{Questions: []SurveyQuestion{
 		{ID: "s", Type: TypeSingle, Title: "S", Required: true, Options: []SurveyOption{{ID: "a", Text: "A"}, {ID: "b", Text: "B"}}},

@@ -7,22 +7,11 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"coreportal/internal/export"
 )
 
 const exportBatch = 1000
-
-// neutralise prefixes text that a spreadsheet would read as a formula
-// (= + - @, tab, CR) with an apostrophe.
-func neutralise(s string) string {
-	if s == "" {
-		return s
-	}
-	switch s[0] {
-	case '=', '+', '-', '@', '\t', '\r':
-		return "'" + s
-	}
-	return s
-}
 
 // writeWorkbook writes one sheet: a header row, then one row per response
 // (number, respondent and time unless anonymous, one column per question).
@@ -55,7 +44,7 @@ func (s *Service) writeWorkbook(ctx context.Context, sv *Survey, w io.Writer) (i
 		header = append(header, "Respondent", "Submitted (UTC)")
 	}
 	for _, q := range sv.Definition.Questions {
-		header = append(header, neutralise(q.Title))
+		header = append(header, export.Neutralise(q.Title))
 	}
 	if err := sw.SetRow("A1", header); err != nil {
 		return 0, err
@@ -74,7 +63,7 @@ func (s *Service) writeWorkbook(ctx context.Context, sv *Survey, w io.Writer) (i
 			row := make([]any, 0, len(header))
 			row = append(row, r.Seq)
 			if !anon {
-				row = append(row, neutralise(r.Name.String), excelize.Cell{StyleID: timeStyle, Value: r.At.UTC().Truncate(time.Second)})
+				row = append(row, export.Neutralise(r.Name.String), excelize.Cell{StyleID: timeStyle, Value: r.At.UTC().Truncate(time.Second)})
 			}
 			byQ := groupValues(r.Values)
 			for i := range sv.Definition.Questions {
@@ -117,5 +106,5 @@ func cellOf(q *SurveyQuestion, vs []value, dateStyle int) any {
 			}
 		}
 	}
-	return neutralise(readable(q, vs))
+	return export.Neutralise(readable(q, vs))
 }
