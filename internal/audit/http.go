@@ -10,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/export"
 	"coreportal/internal/fault"
 	"coreportal/internal/web"
 )
@@ -36,7 +37,7 @@ resourceType, resourceId, from / to (RFC 3339, inclusive).`
 	web.Register(api, list, h.list)
 	exp := web.Op(http.MethodGet, "/admin/audit/export", "exportAudit", "Export the audit log (json or csv)", web.Admin, "admin-audit")
 	exp.Description += ` The same filters as GET /admin/audit; at most 5000 records, newest first, streamed as a file
-download. format=json gives a JSON array of records, format=csv one line per record with a header line; any other
+download. format=json gives a JSON array of records, format=csv one line per record with a header line (cells starting with =, +, -, @, tab or CR get a leading ' so that spreadsheets never read them as formulas); any other
 format is refused with 400 VALIDATION_ERROR.`
 	web.Register(api, exp, h.export)
 }
@@ -105,7 +106,11 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 			_ = cw.Write([]string{"at", "actorLogin", "actorId", "actorAddress", "action", "resourceType", "resourceId", "outcome", "details", "correlationId"})
 			werr = h.log.Each(ctx, f, ExportMax, func(r Row) error {
 				d, _ := json.Marshal(r.Details)
-				return cw.Write([]string{r.At.Format(time.RFC3339Nano), r.ActorLogin, r.ActorID, r.ActorAddress, r.Action, r.ResourceType, r.ResourceID, r.Outcome, string(d), r.CorrelationID})
+				rec := []string{r.At.Format(time.RFC3339Nano), r.ActorLogin, r.ActorID, r.ActorAddress, r.Action, r.ResourceType, r.ResourceID, r.Outcome, string(d), r.CorrelationID}
+				for i := range rec {
+					rec[i] = export.Neutralise(rec[i]) // logins tried etc. are attacker-controlled
+				}
+				return cw.Write(rec)
 			})
 			cw.Flush()
 		} else {
