@@ -22,6 +22,7 @@ func TestLibrariesHardening(t *testing.T) {
 		t.Run("invalid range", func(t *testing.T) { testLibraryInvalidRange(t, s) })
 		t.Run("multipart order", func(t *testing.T) { testLibraryMultipartOrder(t, s) })
 		t.Run("upload race", func(t *testing.T) { testLibraryUploadRace(t, s) })
+		t.Run("hidden names", func(t *testing.T) { testLibraryHiddenNames(t, s) })
 	})
 }
 
@@ -235,5 +236,26 @@ func testLibraryUploadRace(t *testing.T, s *kit.Server) {
 	f.admin.Do(t, "GET", f.path("/files/%d/versions", num(files[0])), nil).Expect(t, 200).Into(t, &vs)
 	if len(vs) != n {
 		t.Fatalf("versions: %d", len(vs))
+	}
+}
+
+// testLibraryHiddenNames: a name held by an entry the caller cannot view
+// answers the same 409 as a visible folder of that name, never 403.
+func testLibraryHiddenNames(t *testing.T, s *kit.Server) {
+	f := newLibFixture(t, s, "hidnames")
+	a := f.admin
+	u, uid := s.CreateUser(t, "hidnames", false)
+	hid := f.put(t, a, "", "hid.txt", []byte("h"), 201)
+	f.folder(t, a, nil, "seen")
+	a.Do(t, "PATCH", f.path("/files/%d/permission-settings", num(hid)), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+	grantLib(t, a, "library", f.libID, uid, "add", nil)
+	u.Do(t, "GET", f.path("/files/%d", num(hid)), nil).Expect(t, 403, "FORBIDDEN")
+	f.upload(t, u, "", "HID.txt", "", []byte("x")).Expect(t, 409, "CONFLICT")
+	f.upload(t, u, "", "seen", "", []byte("x")).Expect(t, 409, "CONFLICT")
+	u.Do(t, "POST", f.path("/folders"), map[string]any{"name": "hid.txt"}).Expect(t, 409, "CONFLICT")
+	var vs []map[string]any
+	a.Do(t, "GET", f.path("/files/%d/versions", num(hid)), nil).Expect(t, 200).Into(t, &vs)
+	if len(vs) != 1 {
+		t.Fatalf("hidden file got a version: %d", len(vs))
 	}
 }

@@ -159,8 +159,8 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 	return f.out(l.fields), created, nil
 }
 
-// checkReplace refuses an upload over a folder's name (409) and, over a
-// file's, a caller without edit on that file (403).
+// checkReplace refuses an upload over a folder's name or a file the caller
+// cannot view (409 alike) and, over a visible file, a caller without edit on it (403).
 func (s *Service) checkReplace(ctx context.Context, p *auth.Principal, libraryID string, parentNo int64, name string) error {
 	cur, err := s.st.fileByName(ctx, libraryID, parentNo, nameKey(name))
 	if store.IsNotFound(err) {
@@ -170,6 +170,16 @@ func (s *Service) checkReplace(ctx context.Context, p *auth.Principal, libraryID
 		return err
 	}
 	if cur.IsFolder {
+		return nameTaken(name)
+	}
+	// an entry the caller cannot view answers the same 409 as a folder of
+	// that name, not 403: names are unique per folder, so that much is
+	// unavoidable, but nothing more about the hidden file is told
+	lvl, err := s.acl.Level(ctx, p, fileRef(cur.GUID))
+	if err != nil {
+		return err
+	}
+	if lvl < acl.View {
 		return nameTaken(name)
 	}
 	return s.need(ctx, p, fileRef(cur.GUID), acl.Edit)
