@@ -151,6 +151,29 @@ func TestAdminBackup(t *testing.T) {
 		adm.Do(t, "DELETE", f.path(""), nil).Expect(t, 200)
 		later := mkNode(t, adm, "", "after-backup")
 		rs := adm.Do(t, "POST", "/admin/backups/"+rec["id"].(string)+"/restore", nil).Expect(t, 202).Map(t)
+		// while the restore runs, writes answer 503 UNAVAILABLE and reads keep working
+		saw503 := false
+		for i, deadline := 0, time.Now().Add(60*time.Second); time.Now().Before(deadline); i++ {
+			w := adm.Do(t, "POST", "/nodes", map[string]any{"slug": fmt.Sprintf("probe-%d", i), "title": "probe"})
+			if w.Status >= 500 && w.Status != 503 {
+				t.Fatalf("write during restore: %d %s", w.Status, w.Raw)
+			}
+			if w.Status == 503 {
+				if w.Error.Code != "UNAVAILABLE" {
+					t.Fatalf("write during restore: %s", w.Raw)
+				}
+				if !saw503 {
+					adm.Do(t, "GET", "/nodes", nil).Expect(t, 200)
+				}
+				saw503 = true
+			} else if saw503 {
+				break // maintenance is over
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !saw503 {
+			t.Fatal("no write answered 503 while the restore ran")
+		}
 		if r := waitBackup(t, adm, rs["id"].(string)); r["status"] != "succeeded" {
 			t.Fatalf("restore %v", r)
 		}
