@@ -22,8 +22,22 @@ var bigSeed = slapdtest.Seed{Users: 1000, Groups: 20, PhotoEvery: 4}
 var (
 	sharedOnce sync.Once
 	shared     *slapdtest.Server
+	sharedDir  string
 	sharedErr  error
 )
+
+// TestMain stops the shared directory once every test of the binary ran:
+// it used to outlive the test run as an orphaned slapd.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared != nil {
+		shared.Stop()
+	}
+	if sharedDir != "" {
+		os.RemoveAll(sharedDir)
+	}
+	os.Exit(code)
+}
 
 // needSlapd skips (or, under CI=true, fails) when slapd is not installed.
 func needSlapd(t *testing.T) {
@@ -46,6 +60,7 @@ func sharedSlapd(t *testing.T) *slapdtest.Server {
 			sharedErr = err
 			return
 		}
+		sharedDir = dir
 		shared, sharedErr = slapdtest.Start(dir, bigSeed.LDIF())
 	})
 	if sharedErr != nil {
