@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"strconv"
 
@@ -54,7 +55,8 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		// ClientReader: a body cut short (no closing boundary) is the client's fault, 400.
-		a, err := h.svc.Upload(r.Context(), p, r.PathValue("listId"), r.PathValue("itemId"), part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(part))
+		// onlyFile: a second file part fails the read, so nothing is stored (400).
+		a, err := h.svc.Upload(r.Context(), p, r.PathValue("listId"), r.PathValue("itemId"), part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(onlyFile{part, mr}))
 		part.Close()
 		if err != nil {
 			web.WriteError(w, r, err)
@@ -62,6 +64,35 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		}
 		web.WriteJSON(w, http.StatusCreated, a)
 		return
+	}
+}
+
+// onlyFile reads the file part and, at its end, the rest of the form: a
+// second part named file is an error (the upload is refused and nothing is
+// stored) instead of being silently ignored; other parts are skipped.
+type onlyFile struct {
+	part io.Reader
+	mr   *multipart.Reader
+}
+
+func (o onlyFile) Read(p []byte) (int, error) {
+	n, err := o.part.Read(p)
+	if !errors.Is(err, io.EOF) {
+		return n, err
+	}
+	for {
+		next, nerr := o.mr.NextPart()
+		if errors.Is(nerr, io.EOF) {
+			return n, io.EOF
+		}
+		if nerr != nil {
+			return n, nerr
+		}
+		name := next.FormName()
+		next.Close()
+		if name == "file" {
+			return n, fault.Validation("file", "send one file part per request")
+		}
 	}
 }
 

@@ -1,0 +1,81 @@
+package test
+
+import (
+	"bytes"
+	"mime/multipart"
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"coreportal/test/kit"
+)
+
+// multipartBody builds a form from (name, filename, content) triples; an
+// empty filename makes a plain field.
+func multipartBody(t *testing.T, parts ...[3]string) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	for _, p := range parts {
+		var err error
+		if p[1] == "" {
+			err = mw.WriteField(p[0], p[2])
+		} else {
+			var w interface{ Write([]byte) (int, error) }
+			w, err = mw.CreateFormFile(p[0], p[1])
+			if err == nil {
+				_, err = w.Write([]byte(p[2]))
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return &buf, mw.FormDataContentType()
+}
+
+// TestAdminHardeningAttachmentOneFile: an attachment upload with two file
+// parts is refused (400) and stores neither the row nor the blob; other
+// extra parts are ignored as before.
+func TestAdminHardeningAttachmentOneFile(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		f := newListFixture(t, s, "onefile")
+		f.create(t, f.admin, map[string]any{"title": "with attachment"})
+		send := func(parts ...[3]string) *kit.Response {
+			body, ct := multipartBody(t, parts...)
+			req, err := http.NewRequest("POST", s.URL+"/api/v1"+f.path("/items/1/attachments"), body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", ct)
+			return f.admin.Send(t, req)
+		}
+		blobFiles := func() int {
+			n := 0
+			_ = filepath.Walk(s.DataDir, func(p string, info os.FileInfo, err error) error {
+				if err == nil && !info.IsDir() && filepath.Base(filepath.Dir(filepath.Dir(p))) == "attachments" {
+					n++
+				}
+				return nil
+			})
+			return n
+		}
+		before := blobFiles()
+		send([3]string{"file", "a.txt", "first"}, [3]string{"file", "b.txt", "second"}).Expect(t, 400, "VALIDATION_ERROR")
+		send([3]string{"file", "a.txt", "first"}, [3]string{"note", "", "x"}, [3]string{"file", "b.txt", "second"}).Expect(t, 400, "VALIDATION_ERROR")
+		var atts []map[string]any
+		f.admin.Do(t, "GET", f.path("/items/1/attachments"), nil).Expect(t, 200).Into(t, &atts)
+		if len(atts) != 0 || blobFiles() != before {
+			t.Fatalf("a refused upload stored something: %d rows, %d -> %d blob files", len(atts), before, blobFiles())
+		}
+		send([3]string{"note", "", "x"}, [3]string{"file", "a.txt", "only"}, [3]string{"other", "", "y"}).Expect(t, 201)
+		f.admin.Do(t, "GET", f.path("/items/1/attachments"), nil).Expect(t, 200).Into(t, &atts)
+		if len(atts) != 1 || blobFiles() != before+1 {
+			t.Fatalf("one upload: %d rows, %d -> %d blob files", len(atts), before, blobFiles())
+		}
+	})
+}
