@@ -253,7 +253,11 @@ func TestAdminBackup(t *testing.T) {
 				t.Fatalf("journal %v", j.Meta)
 			}
 			adm.Do(t, "POST", "/admin/backups/"+id+"/restore", nil).Expect(t, 404)
-			adm.Do(t, "POST", "/admin/backups/not-a-uuid/restore", nil).Expect(t, 404)
+			for _, bad := range []string{"not-a-uuid", "12345", id + "0"} {
+				adm.Do(t, "POST", "/admin/backups/"+bad+"/restore", nil).Expect(t, 400, "VALIDATION_ERROR")
+				adm.Do(t, "GET", "/admin/backups/"+bad, nil).Expect(t, 400, "VALIDATION_ERROR")
+				adm.Do(t, "DELETE", "/admin/backups/"+bad, nil).Expect(t, 400, "VALIDATION_ERROR")
+			}
 			adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": "", "retentionCount": 1, "retentionDays": 1}).Expect(t, 400, "VALIDATION_ERROR")
 			adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": "x", "retentionCount": -1, "retentionDays": 1}).Expect(t, 400, "VALIDATION_ERROR")
 			user, _ := s.CreateUser(t, "nobackup", false)

@@ -22,6 +22,8 @@ and blob bytes, schema version, dialect; validate: folder and free bytes), creat
 finishedAt, durationMs. Queued records are executed one at a time by the backup runner (coreportal backup-runner,
 or inside coreportal serve / worker).`
 
+const idDoc = ` A malformed id answers 400 VALIDATION_ERROR; a well-formed id not in the journal 404.`
+
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	get := web.Op(http.MethodGet, "/admin/settings/backup", "getBackupSettings", "Backup settings and runner status", web.Admin, "admin-backups")
@@ -51,10 +53,14 @@ first (a damaged archive is refused before anything changes), then puts the serv
 UNAVAILABLE) and replaces the database content and blobs in one transaction. The backup journal, the application log
 and instance figures are kept. Works across databases: an archive of the embedded SQLite database restores into
 PostgreSQL and back (also offline: coreportal restore --from FILE). The schema version of the archive must equal the
-database's. Restart the API instances afterwards so that no cache holds pre-restore data.`
+database's. Restart the API instances afterwards so that no cache holds pre-restore data.` + idDoc
 	web.Register(api, r, h.restore)
-	web.Register(api, web.Op(http.MethodGet, "/admin/backups/{id}", "getBackup", "One journal record", web.Admin, "admin-backups"), h.get)
-	web.Register(api, web.Op(http.MethodDelete, "/admin/backups/{id}", "deleteBackup", "Delete a journal record and its file (409 while it runs)", web.Admin, "admin-backups"), h.delete)
+	g := web.Op(http.MethodGet, "/admin/backups/{id}", "getBackup", "One journal record", web.Admin, "admin-backups")
+	g.Description += idDoc
+	web.Register(api, g, h.get)
+	d := web.Op(http.MethodDelete, "/admin/backups/{id}", "deleteBackup", "Delete a journal record and its file (409 while it runs)", web.Admin, "admin-backups")
+	d.Description += idDoc
+	web.Register(api, d, h.delete)
 }
 
 func (h *Handler) getSettings(ctx context.Context, _ *struct{}) (*web.Out[BackupStatus], error) {

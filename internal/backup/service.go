@@ -141,10 +141,12 @@ func (s *Service) dirOf(ctx context.Context) string {
 	return s.Dir(st)
 }
 
-// Get returns one record.
+// Get returns one record: 400 for a malformed id (CONTRACT.md: bad UUIDs),
+// 404 for a well-formed one that is not in the journal.
 func (s *Service) Get(ctx context.Context, id string) (*BackupRecord, error) {
-	if _, ok := store.CanonicalUUID(id); !ok {
-		return nil, fault.NotFound("backup record")
+	id, ok := store.CanonicalUUID(id)
+	if !ok {
+		return nil, fault.Validation("id", "the backup record id must be a UUID")
 	}
 	r, err := s.j.get(ctx, id)
 	if store.IsNotFound(err) {
