@@ -67,8 +67,9 @@ func TestAccessRoutes(t *testing.T) {
 		}
 		resolve(t, admin, "/nodes/"+uuid.NewString()+"/edit", 404)
 
-		// invisible nodes do not resolve
-		resolve(t, alice, "/a/b", 404)
+		// invisible nodes do not resolve: they exist, so 403 (CONTRACT), unknown ones 404
+		resolve(t, alice, "/a/b", 403)
+		resolve(t, alice, "/a/nope", 404)
 		grant(t, s, "node", b, "user", aliceID, "view")
 		resolve(t, alice, "/a/b/c", 200)
 
@@ -85,7 +86,7 @@ func TestAccessRoutes(t *testing.T) {
 		admin.Do(t, "GET", "/routes/canonical?type=weird&nodeId="+c, nil).Expect(t, 400, "VALIDATION_ERROR")
 		admin.Do(t, "GET", "/routes/canonical?type=list", nil).Expect(t, 400, "VALIDATION_ERROR")
 		admin.Do(t, "GET", "/routes/canonical?type=list&resourceId="+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
-		alice.Do(t, "GET", "/routes/canonical?type=node&nodeId="+a, nil).Expect(t, 404, "NOT_FOUND")
+		alice.Do(t, "GET", "/routes/canonical?type=node&nodeId="+a, nil).Expect(t, 403, "FORBIDDEN")
 
 		// legacy hash links
 		lg := admin.Do(t, "GET", "/routes/legacy?path="+url.QueryEscape("#/nodes/"+c), nil).Expect(t, 200).Map(t)
@@ -273,6 +274,7 @@ func TestAccessRecycleBin(t *testing.T) {
 		admin.Do(t, "POST", base+"/"+uuid.NewString()+"/restore", nil).Expect(t, 404, "NOT_FOUND")
 		admin.Do(t, "DELETE", base+"/"+uuid.NewString(), nil).Expect(t, 404, "NOT_FOUND")
 		admin.Do(t, "DELETE", base+"/nope", nil).Expect(t, 400, "VALIDATION_ERROR")
+		admin.Do(t, "POST", base+"/nope/restore", nil).Expect(t, 400, "VALIDATION_ERROR")
 		grant(t, s, "node", node, "user", aliceID, "edit")
 		alice.Do(t, "GET", base, nil).Expect(t, 200)
 		alice.Do(t, "POST", base+"/"+uuid.NewString()+"/restore", nil).Expect(t, 403, "FORBIDDEN")

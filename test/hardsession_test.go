@@ -391,8 +391,8 @@ func TestHardSessionRecycleBinVisibility(t *testing.T) {
 				hidden = e["id"].(string)
 			}
 		}
-		editor.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 404, "NOT_FOUND")
-		editor.Do(t, "DELETE", bin+"/"+hidden, nil).Expect(t, 404, "NOT_FOUND")
+		editor.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 403, "FORBIDDEN")
+		editor.Do(t, "DELETE", bin+"/"+hidden, nil).Expect(t, 403, "FORBIDDEN")
 		f.admin.Do(t, "POST", bin+"/"+hidden+"/restore", nil).Expect(t, 200)
 		f.admin.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 200)
 		editor.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403) // back with its own permissions

@@ -28,10 +28,10 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/nodes/{nodeId}/recycle-bin/{entryId}/restore", "restoreRecycleBinEntry", "Restore an entry", web.User, "recycle-bin")
 	op.Description = "Needs delete on the node and delete on the deleted content as it was (its own permissions included; for older entries, on the list, library or folder it was deleted from while that exists) " +
-		"(404 when the caller could not view it, 403 when the caller views it without delete). The content comes back where it was; the entry is removed. 409 when the content cannot come back (e.g. its slug was taken meanwhile)."
+		"(404 when the entry does not exist; 403 when the caller could not view the content or views it without delete). The content comes back where it was; the entry is removed. 409 when the content cannot come back (e.g. its slug was taken meanwhile)."
 	web.Register(api, op, h.restore)
 	op = web.Op(http.MethodDelete, "/nodes/{nodeId}/recycle-bin/{entryId}", "purgeRecycleBinEntry", "Purge an entry for good", web.User, "recycle-bin")
-	op.Description = "Needs delete on the node and delete on the deleted content as it was (its own permissions included; for older entries, on the list, library or folder it was deleted from while that exists) (404 when the caller could not view it, 403 when the caller views it without delete)."
+	op.Description = "Needs delete on the node and delete on the deleted content as it was (its own permissions included; for older entries, on the list, library or folder it was deleted from while that exists) (404 when the entry does not exist; 403 when the caller could not view the content or views it without delete)."
 	web.Register(api, op, h.purge)
 }
 

@@ -189,7 +189,7 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 		return Entry{}, kind{}, err
 	}
 	if _, err := uuid.Parse(entryID); err != nil {
-		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
+		return Entry{}, kind{}, fault.Validation("id", "entry id must be a UUID")
 	}
 	e, err := s.st.byID(ctx, entryID)
 	if store.IsNotFound(err) || err == nil && e.NodeID != nodeID {
@@ -204,7 +204,8 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 		return Entry{}, kind{}, err
 	}
 	if registered && lvl < acl.View {
-		return Entry{}, kind{}, fault.NotFound("recycle-bin entry")
+		// CONTRACT: an existing entry the caller may not see is 403, not 404.
+		return Entry{}, kind{}, fault.Forbidden("view and delete rights on the deleted content as it was are required")
 	}
 	if registered && lvl < acl.Delete {
 		return Entry{}, kind{}, fault.Forbidden("delete right on the deleted content as it was (or the list, library or folder it was deleted from) is required")

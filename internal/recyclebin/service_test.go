@@ -178,10 +178,10 @@ func TestRecycleBinScopes(t *testing.T) {
 		if got, total := titles(admin); total != 4 || !got["salaries"] {
 			t.Fatalf("admin sees %v (total %d)", got, total)
 		}
-		if _, err := bin.Restore(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeNotFound) {
+		if _, err := bin.Restore(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeForbidden) {
 			t.Fatalf("restore behind the boundary: %v", err)
 		}
-		if err := bin.Purge(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeNotFound) {
+		if err := bin.Purge(ctx, editor, node.ID, hiddenID); !fault.Is(err, fault.CodeForbidden) {
 			t.Fatalf("purge behind the boundary: %v", err)
 		}
 		// view on the list: listed, but restore / purge need delete on it

@@ -80,8 +80,8 @@ func notFound() error { return fault.NotFound("route") }
 
 func isUUID(s string) bool { _, err := uuid.Parse(s); return err == nil && len(s) == 36 }
 
-// Resolve resolves a canonical path for the caller: every node on the way and
-// the target must be visible to the caller, else 404.
+// Resolve resolves a canonical path for the caller: the target node and
+// resource must be visible to the caller, else 403 (404 when they do not exist).
 func (s *Service) Resolve(ctx context.Context, p *auth.Principal, raw string) (*RouteResult, error) {
 	path, query, _ := strings.Cut(strings.TrimSpace(raw), "?")
 	if !strings.HasPrefix(path, "/") {
@@ -206,7 +206,17 @@ func (s *Service) visible(ctx context.Context, p *auth.Principal, t acl.Type, id
 		return err
 	}
 	if lvl < acl.View {
-		return notFound()
+		if t == acl.Node {
+			// node ids come from the caller: an unknown one is 404
+			if _, err := s.nodes.SlugPath(ctx, id); err != nil {
+				if fault.Is(err, fault.CodeNotFound) {
+					return notFound()
+				}
+				return err
+			}
+		}
+		// CONTRACT: a resource that exists but is not viewable is 403, not 404.
+		return fault.Forbidden("view right on the %s is required", t)
 	}
 	return nil
 }

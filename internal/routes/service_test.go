@@ -109,7 +109,7 @@ func TestContentRoutes(t *testing.T) {
 			t.Fatalf("visible library: %v", err)
 		}
 		// the list was isolated before u had rights on b: no copied record for u
-		if _, err := svc.Resolve(ctx, u, "/a/b/lists/tasks"); !fault.Is(err, fault.CodeNotFound) {
+		if _, err := svc.Resolve(ctx, u, "/a/b/lists/tasks"); !fault.Is(err, fault.CodeForbidden) {
 			t.Fatalf("isolated list: %v", err)
 		}
 
