@@ -203,17 +203,25 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	viewKey := countKey{list: listID, view: v.ID, user: p.UserID, filter: digest(inViewSQL, inViewArgs)}
 	totalKey := countKey{list: listID, view: v.ID, user: p.UserID, filter: digest(whereSQL, args)}
 	gen := s.counts.generation(listID)
-	// The page, the total and totalInView are separate queries: the page walks
-	// the sort index and stops after offset+limit matches, each count can use
-	// an index-only scan. Outside a transaction they run concurrently. Counts
-	// are kept a few seconds (dropped on item writes) for the next pages.
+	// One pass where a pass is needed: a count that is not cached and has the
+	// page's own condition (the total, or totalInView without a user filter)
+	// comes from the page query itself (count(*) OVER ()), unless an index
+	// delivers the listing order: then the page is a walk of that index that
+	// stops after offset+limit matches and the count is a query of its own
+	// (which can use an index-only scan), run concurrently outside
+	// transactions. Counts are kept a few seconds (dropped on item writes)
+	// for the next pages, which then read only their page.
 	var numbers []int64
 	total, totalInView := -1, -1
-	tasks := []func(context.Context) error{func(ctx context.Context) error {
-		var err error
-		numbers, err = s.pageNumbers(ctx, table, whereSQL, order, args, limit, (page-1)*limit)
-		return err
-	}}
+	var inPage *int // the count the page query delivers
+	if filtered {
+		if n, ok := s.counts.get(totalKey); ok {
+			total = n
+		} else {
+			inPage = &total
+		}
+	}
+	var tasks []func(context.Context) error
 	counted := func(dst *int, key countKey, where string, args []any) {
 		if n, ok := s.counts.get(key); ok {
 			*dst = n
@@ -246,18 +254,44 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 			totalInView = n - hidden
 			return nil
 		})
+	} else if !filtered {
+		if n, ok := s.counts.get(viewKey); ok {
+			totalInView = n
+		} else {
+			inPage = &totalInView
+		}
 	} else {
 		counted(&totalInView, viewKey, inViewSQL, inViewArgs)
 	}
-	if filtered {
-		counted(&total, totalKey, whereSQL, args)
+	window := inPage != nil && !s.orderIndexed(ctx, sc, keys)
+	if inPage != nil && !window {
+		dst := inPage
+		tasks = append(tasks, func(ctx context.Context) (err error) {
+			*dst, err = s.count(ctx, table, whereSQL, args)
+			return err
+		})
 	}
+	tasks = append(tasks, func(ctx context.Context) error {
+		var err error
+		var n int
+		numbers, n, err = s.pageNumbers(ctx, table, whereSQL, order, args, limit, (page-1)*limit, window)
+		if window {
+			*inPage = n
+		}
+		return err
+	})
 	if err := runAll(ctx, tasks); err != nil {
 		return nil, ListMeta{}, err
+	}
+	if window && *inPage < 0 { // a page past the end carries no count
+		if *inPage, err = s.count(ctx, table, whereSQL, args); err != nil {
+			return nil, ListMeta{}, err
+		}
 	}
 	if !filtered {
 		total = totalInView
 	}
+	s.adhoc.want(ctx, sc.list, totalInView, wantedIndexes(sc, keys, userFilter, s.db.Dialect == store.Postgres))
 	if !store.InTransaction(ctx) { // a transaction may count its own uncommitted writes
 		s.counts.put(viewKey, totalInView, gen)
 		s.counts.put(totalKey, total, gen)
@@ -328,23 +362,54 @@ func (s *Service) planned(args []any) []any {
 	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
 }
 
-// pageNumbers returns the item numbers of one page in listing order.
-func (s *Service) pageNumbers(ctx context.Context, table, where, order string, args []any, limit, offset int) ([]int64, error) {
-	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?",
+// pageNumbers returns the item numbers of one page in listing order and,
+// with withCount, the number of rows matching where (-1 when the page is
+// empty: past the end nothing carries the count).
+func (s *Service) pageNumbers(ctx context.Context, table, where, order string, args []any, limit, offset int, withCount bool) ([]int64, int, error) {
+	sel := "SELECT id"
+	if withCount {
+		sel += ", count(*) OVER ()"
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, sel+" FROM "+table+" WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?",
 		s.planned(append(append([]any{}, args...), limit, offset))...)
 	if err != nil {
-		return nil, fmt.Errorf("list items: %w", err)
+		return nil, 0, fmt.Errorf("list items: %w", err)
 	}
 	defer rows.Close()
 	var numbers []int64
+	count := -1
 	for rows.Next() {
 		var n int64
-		if err := rows.Scan(&n); err != nil {
-			return nil, fmt.Errorf("list items: %w", err)
+		dest := []any{&n}
+		if withCount {
+			dest = append(dest, &count)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, 0, fmt.Errorf("list items: %w", err)
 		}
 		numbers = append(numbers, n)
 	}
-	return numbers, rows.Err()
+	if withCount && count < 0 && offset == 0 {
+		count = 0
+	}
+	return numbers, count, rows.Err()
+}
+
+// orderIndexed reports whether an index delivers the listing order (its first
+// sort key): the item number, or a sort index made for a view or ad hoc.
+func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.SortKey) bool {
+	if len(keys) == 0 {
+		return true // id DESC: the primary key
+	}
+	f, ok := sc.resolve(keys[0].Column)
+	if !ok {
+		return false
+	}
+	col := field.MustOf(f).SortExpr(f)
+	if col == "id" {
+		return true
+	}
+	return s.adhoc.has(ctx, sc.list.Table, sortIndexWanted(sc.list, col, keys[0].Direction == "desc"))
 }
 
 func (s *Service) count(ctx context.Context, table, where string, args []any) (int, error) {

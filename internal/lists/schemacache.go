@@ -101,6 +101,7 @@ func (s *Service) Listen(ctx context.Context) {
 			return
 		case id := <-msgs:
 			s.schemas.drop(string(id))
+			s.adhoc.forget(tableName(string(id)))
 		}
 	}
 }
@@ -108,8 +109,10 @@ func (s *Service) Listen(ctx context.Context) {
 // schemaChanged drops a list's cached schema now and after commit, here and elsewhere.
 func (s *Service) schemaChanged(ctx context.Context, listID string) {
 	s.schemas.drop(listID)
+	s.adhoc.forget(tableName(listID))
 	store.AfterCommit(ctx, func() {
 		s.schemas.drop(listID)
+		s.adhoc.forget(tableName(listID))
 		if s.schemas.bus != nil {
 			if err := s.schemas.bus.Publish(context.WithoutCancel(ctx), schemaTopic, []byte(listID)); err != nil {
 				slog.WarnContext(ctx, "publish list schema change", "err", err)

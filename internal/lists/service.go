@@ -36,6 +36,7 @@ type Service struct {
 	libs      LibraryLookups
 	saveDelay time.Duration // test hook (SlowSaves)
 	index     search.Index  // search index, nil when not wired
+	adhoc     *adhocIndexes
 }
 
 // LibraryLookups is what lookups to document libraries need from the
@@ -59,7 +60,7 @@ func (s *Service) UseLibraries(l LibraryLookups) { s.libs = l }
 // so that /permissions accepts item numbers with listId.
 func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Service {
 	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache(),
-		schemas: &schemaCache{m: map[string]cachedSchema{}, now: time.Now}}
+		schemas: &schemaCache{m: map[string]cachedSchema{}, now: time.Now}, adhoc: newAdhocIndexes(db)}
 	engine.RegisterNumberResolver(acl.ListItem, s.itemGUID)
 	return s
 }

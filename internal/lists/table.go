@@ -126,7 +126,7 @@ func (s *Store) dropColumns(ctx context.Context, l *List, f *field.Def) error {
 		if err := s.dropFilterIndexes(ctx, l, c[0]); err != nil {
 			return err
 		}
-		for _, suffix := range []string{"", "_sa", "_sd"} {
+		for _, suffix := range append([]string{"", "_sa", "_sd"}, adhocSuffixes...) {
 			if _, err := s.db.W(ctx).ExecContext(ctx, "DROP INDEX IF EXISTS "+safeIdent(indexName(l, c[0])+suffix)); err != nil {
 				return fmt.Errorf("drop index: %w", err)
 			}

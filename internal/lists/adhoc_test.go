@@ -1,0 +1,107 @@
+package lists
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"coreportal/internal/store"
+	"coreportal/internal/store/storetest"
+)
+
+// Ad-hoc sorts and filters build their index in the background; totals and
+// pages are the same with and without it (one pass or page walk plus count),
+// on every page including past the end.
+func TestAdhocIndexesAndOnePassTotals(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db)
+		f.svc.adhoc.minItems = 10
+		l, err := f.svc.Create(ctx, f.admin, NewList{NodeID: f.node, Title: "Adhoc", Slug: "adhoc"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, fd := range [][2]string{{"amount", "number"}, {"code", "text"}} {
+			name, typ := fd[0], fd[1]
+			if _, err := f.svc.CreateField(ctx, f.admin, l.ID, FieldInput{InternalName: &name, Title: &name, FieldType: &typ}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows := make([]Values, 40)
+		for i := range rows {
+			rows[i] = raws(map[string]any{"title": fmt.Sprintf("Item %02d", i), "amount": i % 7, "code": fmt.Sprintf("Код-%02d", i)})
+		}
+		if err := f.svc.SeedItems(ctx, f.admin, l.ID, rows); err != nil {
+			t.Fatal(err)
+		}
+		filter := `{"logic":"and","conditions":[{"column":"amount","operator":"gte","value":2},{"column":"code","operator":"contains","value":"КОД-1"}]}`
+		// codes 10-19 with amount >= 2: i%7 >= 2 for i in 10..19
+		want := 0
+		for i := 10; i < 20; i++ {
+			if i%7 >= 2 {
+				want++
+			}
+		}
+		list := func(page int) ([]ItemOut, ListMeta) {
+			t.Helper()
+			f.svc.counts = newCountCache() // every total counted
+			items, meta, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Page: page, Limit: 3, Filter: filter, Sort: "amount:desc,code:asc"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return items, meta
+		}
+		pages := func() []string {
+			var got []string
+			for p := 1; p <= 4; p++ {
+				items, meta := list(p)
+				if meta.Total != want || meta.TotalInView != 40 {
+					t.Fatalf("page %d: total %d (want %d), totalInView %d", p, meta.Total, want, meta.TotalInView)
+				}
+				for _, it := range items {
+					j, _ := json.Marshal(it.FieldValues)
+					got = append(got, string(j))
+				}
+			}
+			return got
+		}
+		if f.svc.orderIndexed(ctx, mustLoad(t, f.svc, l.ID), nil) != true {
+			t.Fatal("the item number orders by its primary key")
+		}
+		before := pages() // first listing: no index, one pass
+		f.svc.adhoc.wait()
+		sc := mustLoad(t, f.svc, l.ID)
+		amount, _ := sc.resolve("amount")
+		if !f.svc.adhoc.has(ctx, sc.list.Table, sortIndexWanted(sc.list, amount.Column(), true)) {
+			t.Fatal("no ad-hoc sort index after an ad-hoc sort")
+		}
+		if !f.svc.adhoc.has(ctx, sc.list.Table, filterIndexWanted(sc.list, amount.Column())) {
+			t.Fatal("no ad-hoc filter index after a range filter")
+		}
+		var n int
+		if err := db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM list_adhoc_indexes WHERE list_id = ?", l.ID).Scan(&n); err != nil || n < 2 {
+			t.Fatalf("recorded ad-hoc indexes: %d %v", n, err)
+		}
+		after := pages() // page walk of the index plus a count
+		if fmt.Sprint(before) != fmt.Sprint(after) || len(before) != want {
+			t.Fatalf("pages differ with the index:\n%v\n%v", before, after)
+		}
+		if items, meta := list(50); len(items) != 0 || meta.Total != want {
+			t.Fatalf("past the end: %d items, total %d", len(items), meta.Total)
+		}
+		// dropping the field drops its ad-hoc indexes (SQLite refuses to drop indexed columns)
+		if err := f.svc.DeleteField(ctx, f.admin, l.ID, amount.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func mustLoad(t *testing.T, s *Service, id string) *schema {
+	t.Helper()
+	sc, err := s.load(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
