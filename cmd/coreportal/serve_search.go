@@ -5,6 +5,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/doctext"
 	"coreportal/internal/nodes"
 	"coreportal/internal/search"
 	"coreportal/internal/services"
@@ -22,6 +23,7 @@ func (a *app) buildSearch() {
 	a.lists.UseIndex(ix)
 	a.pages.UseIndex(ix)
 	a.libraries.UseIndex(ix)
+	a.libraries.UseTextExtraction(a.jobs, doctext.DefaultLimits())
 	a.surveys.Index = ix
 	ix.AddSource(search.Source{Name: "nodes", Page: a.searchNodes})
 	ix.AddSource(search.Source{Name: "lists", Page: a.lists.SearchListsPage})

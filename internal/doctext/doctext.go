@@ -38,9 +38,11 @@ type Limits struct {
 	Timeout     time.Duration // time for one file
 }
 
-// DefaultLimits are the limits of the search.extractText job.
+// DefaultLimits are the limits of the search.extractText job. The text kept
+// is 256 KiB: PostgreSQL refuses a tsvector over 1 MiB and the index builds
+// two (russian and english) from the body.
 func DefaultLimits() Limits {
-	return Limits{MaxInput: 64 << 20, MaxText: 1 << 20, MaxUnzipped: 256 << 20, MaxEntries: 10000,
+	return Limits{MaxInput: 64 << 20, MaxText: 256 << 10, MaxUnzipped: 256 << 20, MaxEntries: 10000,
 		MaxPages: 2000, MaxDepth: 256, Timeout: 30 * time.Second}
 }
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/text/encoding/charmap"
+
+	dt "coreportal/internal/doctext/doctexttest"
 )
 
 func extract(t *testing.T, data []byte, name string, lim Limits) (string, error) {
@@ -33,11 +35,11 @@ func TestFormats(t *testing.T) {
 		{"a.html", []byte(`<html><head><title>Doc</title><style>.x{color:red}</style><script>var secret=1</script></head>` +
 			`<body><p>Ветер &amp; волны</p><div>second<b>bold</b>word</div></body></html>`),
 			[]string{"Doc", "Ветер & волны", "secondboldword"}, []string{"secret", "color"}},
-		{"a.docx", docxOf(t, "Первый абзац", "Second paragraph"), []string{"Первый абзац\nSecond paragraph"}, []string{"left"}},
-		{"a.pptx", pptxOf(t, "slide one", "slide two"), []string{"slide one\nslide two"}, nil},
-		{"a.odt", odtOf(t, "Открытый документ"), []string{"Открытый документ end"}, nil},
-		{"a.xlsx", xlsxOf(t, map[string]string{"A1": "budget", "B1": "2026", "A2": "квартал"}), []string{"Sheet1", "budget 2026", "квартал"}, nil},
-		{"a.pdf", pdfOf("BT /F1 12 Tf 72 712 Td (Hello PDF world) Tj ET BT 72 690 Td [(Kern)-20(ed)-500(gap)] TJ ET"),
+		{"a.docx", dt.Docx("Первый абзац", "Second paragraph"), []string{"Первый абзац\nSecond paragraph"}, []string{"left"}},
+		{"a.pptx", dt.Pptx("slide one", "slide two"), []string{"slide one\nslide two"}, nil},
+		{"a.odt", dt.Odt("Открытый документ"), []string{"Открытый документ end"}, nil},
+		{"a.xlsx", dt.Xlsx(map[string]string{"A1": "budget", "B1": "2026", "A2": "квартал"}), []string{"Sheet1", "budget 2026", "квартал"}, nil},
+		{"a.pdf", dt.PDF("BT /F1 12 Tf 72 712 Td (Hello PDF world) Tj ET BT 72 690 Td [(Kern)-20(ed)-500(gap)] TJ ET"),
 			[]string{"Hello PDF world", "Kerned gap"}, nil},
 	}
 	for _, c := range cases {
@@ -82,7 +84,7 @@ func TestTextLimit(t *testing.T) {
 	if err != nil || len(got) > 1000 || len(got) < 900 {
 		t.Fatalf("len %d err %v", len(got), err)
 	}
-	got, err = extract(t, docxOf(t, strings.Repeat("слово ", 5000)), "a.docx", lim)
+	got, err = extract(t, dt.Docx(strings.Repeat("слово ", 5000)), "a.docx", lim)
 	if err != nil || len(got) > 1000 {
 		t.Fatalf("docx len %d err %v", len(got), err)
 	}
@@ -91,10 +93,11 @@ func TestTextLimit(t *testing.T) {
 func TestHostile(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxUnzipped = 8 << 20
-	deep := `<w:document ` + wNS + `>` + strings.Repeat("<w:p>", 100000) + "<w:t>x</w:t>"
-	many := make([][2]string, 0, 20001)
-	many = append(many, [2]string{"word/document.xml", `<w:document ` + wNS + `/>`})
-	for i := range 20000 {
+	deep := `<w:document ` + dt.WNS + `>` + strings.Repeat("<w:p>", 100000) + "<w:t>x</w:t>"
+	lim.MaxEntries = 100
+	many := make([][2]string, 0, 201)
+	many = append(many, [2]string{"word/document.xml", `<w:document ` + dt.WNS + `/>`})
+	for i := range 200 {
 		many = append(many, [2]string{fmt.Sprintf("f%d", i), ""})
 	}
 	cases := []struct {
@@ -102,14 +105,14 @@ func TestHostile(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"bomb-declared-small.docx", bombZip(t, "word/document.xml", 100, 64<<20), ErrHostile},
-		{"bomb-declared-huge.docx", bombZip(t, "word/document.xml", 1<<40, 1<<10), ErrHostile},
-		{"bomb.xlsx", bombZip(t, "xl/workbook.xml", 100, 64<<20), ErrHostile},
-		{"deep.docx", zipOf(t, [2]string{"word/document.xml", deep}), ErrHostile},
-		{"many.docx", zipOf(t, many...), ErrHostile},
+		{"bomb-declared-small.docx", dt.BombZip("word/document.xml", 100, 4<<20), ErrHostile},
+		{"bomb-declared-huge.docx", dt.BombZip("word/document.xml", 1<<40, 1<<10), ErrHostile},
+		{"bomb.xlsx", dt.BombZip("xl/workbook.xml", 100, 4<<20), ErrHostile},
+		{"deep.docx", dt.Zip([2]string{"word/document.xml", deep}), ErrHostile},
+		{"many.docx", dt.Zip(many...), ErrHostile},
 		{"notzip.docx", []byte("not a zip at all"), ErrMalformed},
-		{"empty.pptx", zipOf(t, [2]string{"x", "y"}), ErrMalformed},
-		{"truncated.pdf", pdfOf("BT (Hello) Tj ET")[:200], ErrMalformed},
+		{"empty.pptx", dt.Zip([2]string{"x", "y"}), ErrMalformed},
+		{"truncated.pdf", dt.PDF("BT (Hello) Tj ET")[:200], ErrMalformed},
 		{"garbage.pdf", []byte("%PDF-1.4\n" + strings.Repeat("1 0 obj << /A [ ", 1000)), ErrMalformed},
 	}
 	for _, c := range cases {
@@ -129,7 +132,7 @@ func TestHostile(t *testing.T) {
 // TestPDFLoop: a page tree whose kid is its own parent, and a page count of
 // two billion, stop on the time limit or the read budget, not never.
 func TestPDFLoop(t *testing.T) {
-	loop := pdfObjects([]string{
+	loop := dt.PDFObjects([]string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [2 0 R] /Count 2000000000 >>",
 	}, 1)
@@ -149,7 +152,7 @@ func TestPDFLoop(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	data := docxOf(t, "text")
+	data := dt.Docx("text")
 	if _, err := Extract(ctx, bytes.NewReader(data), int64(len(data)), "a.docx", "", DefaultLimits()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -158,7 +161,7 @@ func TestTimeout(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	lim := DefaultLimits()
 	lim.MaxInput = 10
-	data := docxOf(t, "x")
+	data := dt.Docx("x")
 	if _, err := extract(t, data, "a.docx", lim); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v", err)
 	}

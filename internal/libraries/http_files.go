@@ -198,7 +198,7 @@ func (h *Handler) documentStreams(api huma.API) {
 	doc(http.MethodPost, "/libraries/{libraryId}/files", "uploadFile", "Upload a file",
 		"Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid, at most once; it must come before the file part, or be given as ?parentId=: a parentId part after the file part, a second parentId or a second file part answers 400 and stores nothing) and one part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. "+
 			"The name is the part's file name reduced to its last path element with control characters (CR, LF, …) removed. Content type: the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept. "+
-			"Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (parallel uploads of one new name make one file, 201, and versions of it, 200) (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name, or a file the caller cannot view, answers the same 409 (names are unique per folder, so a caller with add learns that a name is taken, as in SharePoint, but nothing else about a hidden entry). Required custom fields are not checked.",
+			"Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (parallel uploads of one new name make one file, 201, and versions of it, 200) (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name, or a file the caller cannot view, answers the same 409 (names are unique per folder, so a caller with add learns that a name is taken, as in SharePoint, but nothing else about a hidden entry). Required custom fields are not checked. "+textDoc,
 		map[string]*huma.Response{"201": jsonResp("the new file record"), "200": jsonResp("the file record with its new version")})
 	doc(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/download", "downloadFile", "Download a file",
 		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206 (416 when unsatisfiable, e.g. starting past the end); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400."+refDoc,
@@ -248,3 +248,10 @@ func rangeSyntaxValid(h string) bool {
 	}
 	return true
 }
+
+// textDoc tells what happens to the text of an upload (upload endpoint).
+const textDoc = `Search: the file is indexed by name and field values at once; for txt, md, csv, tsv, html, docx, xlsx, pptx, odt and pdf ` +
+	`(by extension, else by content type) a background job of type search.extractText (see GET /jobs) then extracts the text of the new version ` +
+	`and adds it to the file's search entry, usually within seconds. Bounds per file: 64 MiB read (longer plain text is cut there, other formats fail), ` +
+	`256 KiB of text kept, 256 MiB inflated and 10,000 entries for ZIP-based formats, 2,000 PDF pages, 30 s. A malformed or hostile document ` +
+	`(zip bomb, endless PDF, encrypted PDF) fails its job with the reason and nothing else: the file stays stored and findable by name.`

@@ -119,7 +119,7 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 		return err
 	}
 	for _, f := range files {
-		if err := s.index.Put(ctx, fileDoc(l, f)); err != nil {
+		if err := s.indexFile(ctx, l, f); err != nil {
 			return err
 		}
 	}

@@ -4,10 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
+	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/search"
+	"coreportal/internal/store"
 )
 
 // UseIndex connects the search index (wiring).
@@ -19,8 +22,8 @@ func libraryDoc(l *Library) search.Doc {
 }
 
 // fileDoc is a file or folder as the index sees it: its name as title, its
-// custom field values as body.
-func fileDoc(l *lib, f *File) search.Doc {
+// custom field values and the extracted text of its current version as body.
+func fileDoc(l *lib, f *File, text string) search.Doc {
 	var parts []string
 	for _, fd := range l.fields {
 		raw, ok := f.Values[fd.ID]
@@ -35,15 +38,24 @@ func fileDoc(l *lib, f *File) search.Doc {
 			parts = append(parts, t)
 		}
 	}
+	if text != "" {
+		parts = append(parts, text)
+	}
 	return search.Doc{Type: search.TypeFile, ID: f.GUID, NodeID: l.NodeID, ContainerID: l.ID, Slug: l.Slug,
 		Number: f.Number, Title: f.Name, Body: strings.Join(parts, "\n"), UpdatedAt: f.UpdatedAt}
 }
 
+// indexFile puts f into the index with the text extracted from its current
+// version, if any yet.
 func (s *Service) indexFile(ctx context.Context, l *lib, f *File) error {
 	if s.index == nil {
 		return nil
 	}
-	return s.index.Put(ctx, fileDoc(l, f))
+	text, err := s.st.fileText(ctx, f)
+	if err != nil {
+		return err
+	}
+	return s.index.Put(ctx, fileDoc(l, f, text))
 }
 
 func (s *Service) indexLibrary(ctx context.Context, l *Library) error {
@@ -69,8 +81,12 @@ func (s *Service) reindexFiles(ctx context.Context, libraryID string) error {
 	if err != nil {
 		return err
 	}
+	texts, err := s.st.fileTexts(ctx, files)
+	if err != nil {
+		return err
+	}
 	for _, f := range files {
-		if err := s.index.Put(ctx, fileDoc(l, f)); err != nil {
+		if err := s.index.Put(ctx, fileDoc(l, f, texts[f.GUID])); err != nil {
 			return err
 		}
 	}
@@ -84,26 +100,76 @@ func (s *Service) unindex(ctx context.Context, ids ...string) error {
 	return s.index.Remove(ctx, ids...)
 }
 
-// SearchLibrariesPage is the crawler source of libraries and their files,
-// one library per page, cursor = library id.
-func (s *Service) SearchLibrariesPage(ctx context.Context, after string, _ int) ([]search.Doc, string, error) {
-	id, err := s.st.nextLibrary(ctx, after)
-	if err != nil || id == "" {
-		return nil, "", err
+// crawlTextBudget bounds the extracted text one crawler page carries.
+const crawlTextBudget = 32 << 20
+
+// SearchLibrariesPage is the crawler source of libraries and their files:
+// the cursor is "<library id>/<file number>"; a page holds at most limit
+// files (and about crawlTextBudget bytes of extracted text) of one library,
+// the library itself on its first page. Files of a format with text whose
+// current version was never extracted get an extraction job.
+func (s *Service) SearchLibrariesPage(ctx context.Context, after string, limit int) ([]search.Doc, string, error) {
+	libID, afterNo := after, int64(-1)
+	if i := strings.IndexByte(after, '/'); i >= 0 {
+		libID = after[:i]
+		if n, err := strconv.ParseInt(after[i+1:], 10, 64); err == nil {
+			afterNo = n
+		}
 	}
-	l, err := s.load(ctx, id)
+	var docs []search.Doc
+	if afterNo < 0 {
+		id, err := s.st.nextLibrary(ctx, libID)
+		if err != nil || id == "" {
+			return nil, "", err
+		}
+		libID, afterNo = id, 0
+	}
+	l, err := s.load(ctx, libID)
+	if fault.Is(err, fault.CodeNotFound) {
+		return nil, libID, nil // deleted meanwhile: go on with the next library
+	}
 	if err != nil {
 		return nil, "", err
 	}
-	docs := []search.Doc{libraryDoc(l.Library)}
-	files, err := s.st.liveFiles(ctx, id)
+	if afterNo == 0 {
+		docs = append(docs, libraryDoc(l.Library))
+	}
+	files, err := s.st.liveFilesAfter(ctx, libID, afterNo, max(limit, 1))
 	if err != nil {
 		return nil, "", err
 	}
-	for _, f := range files {
-		docs = append(docs, fileDoc(l, f))
+	texts, err := s.st.fileTexts(ctx, files)
+	if err != nil {
+		return nil, "", err
 	}
-	return docs, id, nil
+	size := 0
+	for i, f := range files {
+		t, done := texts[f.GUID]
+		if !done {
+			if err := s.queueText(ctx, f); err != nil {
+				return nil, "", err
+			}
+		}
+		docs = append(docs, fileDoc(l, f, t))
+		if size += len(t); size > crawlTextBudget && i+1 < len(files) {
+			return docs, libID + "/" + strconv.FormatInt(f.Number, 10), nil
+		}
+	}
+	if len(files) == max(limit, 1) {
+		return docs, libID + "/" + strconv.FormatInt(files[len(files)-1].Number, 10), nil
+	}
+	return docs, libID, nil
+}
+
+// liveFilesAfter returns up to limit live files and folders of a library
+// numbered above after, by number.
+func (s *Store) liveFilesAfter(ctx context.Context, libraryID string, after int64, limit int) ([]*File, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fileColumns+` FROM library_files
+		WHERE library_id = ? AND number > ? AND deleted_at IS NULL ORDER BY number LIMIT ?`, libraryID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("files of %s: %w", libraryID, err)
+	}
+	return store.AppendRows(rows, nil, scanFileRow)
 }
 
 func (s *Store) liveFiles(ctx context.Context, libraryID string) ([]*File, error) {

@@ -10,8 +10,10 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/blob"
+	"coreportal/internal/doctext"
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
+	"coreportal/internal/jobs"
 	"coreportal/internal/nodes"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
@@ -56,6 +58,9 @@ type Service struct {
 	counts    *countCache
 	now       func() time.Time
 	index     search.Index // search index, nil when not wired
+
+	jobs       *jobs.Queue    // text extraction jobs, nil when not wired (filetext.go)
+	textLimits doctext.Limits // bounds of one extraction
 }
 
 // NewService builds the libraries service and registers the file-number

@@ -137,6 +137,9 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 			if err != nil {
 				return err
 			}
+			if err := s.queueText(ctx, f); err != nil {
+				return err
+			}
 			return s.indexFile(ctx, l, f)
 		})
 	}

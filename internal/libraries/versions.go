@@ -80,7 +80,15 @@ func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, library
 		if err := s.st.updateFile(ctx, f); err != nil {
 			return err
 		}
-		return s.st.insertVersion(ctx, f.GUID, v)
+		if err := s.st.insertVersion(ctx, f.GUID, v); err != nil {
+			return err
+		}
+		// the entry drops the text of the replaced version until the job
+		// extracts the restored one
+		if err := s.queueText(ctx, f); err != nil {
+			return err
+		}
+		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {
 		s.dropBlob(ctx, v.blobKey)

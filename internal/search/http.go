@@ -16,7 +16,7 @@ type Handler struct{ svc *Service }
 // NewHandler builds the handler.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-const searchDoc = `Full-text search over list items, library files (name and custom fields), pages, nodes, lists, libraries and surveys. ` +
+const searchDoc = `Full-text search over list items, library files (name, custom fields and the text inside txt, md, csv, html, docx, xlsx, pptx, odt and pdf files), pages, nodes, lists, libraries and surveys. ` +
 	`Any signed-in user; only what the caller may view is returned and counted (rights are applied in the database query, so meta.total and paging are exact; ` +
 	`administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.
 
@@ -28,7 +28,11 @@ Results are ranked by relevance (a match in the title counts more than in the bo
 	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
 	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
 	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes), updatedAt and score (higher is better; comparable within one answer). ` +
-	`meta: page, limit, total, totalPages.`
+	`meta: page, limit, total, totalPages.
+
+` +
+	`Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, ` +
+	`its name at once; at most 256 KiB of text per file is indexed (limits: see POST /libraries/{libraryId}/files). A file whose extraction failed is found by name and fields only.`
 
 // Register adds the operations.
 func (h *Handler) Register(api huma.API) {

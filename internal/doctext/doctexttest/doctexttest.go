@@ -1,4 +1,6 @@
-package doctext
+// Package doctexttest builds small documents of every format doctext reads,
+// and hostile ones, for tests (unit tests and the black-box tests under test/).
+package doctexttest
 
 import (
 	"archive/zip"
@@ -6,82 +8,84 @@ import (
 	"compress/flate"
 	"fmt"
 	"strings"
-	"testing"
 
 	"github.com/xuri/excelize/v2"
 )
 
-// zipOf builds a ZIP of name → content.
-func zipOf(t *testing.T, files ...[2]string) []byte {
-	t.Helper()
+// Zip builds a ZIP of name → content.
+func Zip(files ...[2]string) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, f := range files {
 		w, err := zw.Create(f[0])
 		if err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 		if _, err := w.Write([]byte(f[1])); err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 	}
 	if err := zw.Close(); err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return buf.Bytes()
 }
 
-const wNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`
+// WNS declares the WordprocessingML namespace prefix w.
+const WNS = `xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"`
 
-func docxOf(t *testing.T, paras ...string) []byte {
+// Docx is a Word document with one paragraph per string.
+func Docx(paras ...string) []byte {
 	var b strings.Builder
-	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><w:document ` + wNS + `><w:body>`)
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><w:document ` + WNS + `><w:body>`)
 	for _, p := range paras {
 		fmt.Fprintf(&b, `<w:p><w:pPr><w:jc w:val="left"/></w:pPr><w:r><w:t xml:space="preserve">%s</w:t></w:r></w:p>`, p)
 	}
 	b.WriteString(`</w:body></w:document>`)
-	return zipOf(t, [2]string{"[Content_Types].xml", `<Types/>`}, [2]string{"word/document.xml", b.String()})
+	return Zip([2]string{"[Content_Types].xml", `<Types/>`}, [2]string{"word/document.xml", b.String()})
 }
 
-func pptxOf(t *testing.T, slides ...string) []byte {
+// Pptx is a presentation with one slide per string.
+func Pptx(slides ...string) []byte {
 	files := [][2]string{{"[Content_Types].xml", `<Types/>`}}
 	for i, s := range slides {
 		files = append(files, [2]string{fmt.Sprintf("ppt/slides/slide%d.xml", i+1),
 			`<p:sld xmlns:p="http://schemas.openxmlformats.org/presentationml/2006/main" xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main">` +
 				`<p:cSld><p:spTree><p:sp><p:txBody><a:p><a:r><a:t>` + s + `</a:t></a:r></a:p></p:txBody></p:sp></p:spTree></p:cSld></p:sld>`})
 	}
-	return zipOf(t, files...)
+	return Zip(files...)
 }
 
-func odtOf(t *testing.T, paras ...string) []byte {
+// Odt is an OpenDocument text with one paragraph per string (each ending in "end").
+func Odt(paras ...string) []byte {
 	var b strings.Builder
 	b.WriteString(`<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0"><office:body><office:text>`)
 	for _, p := range paras {
 		fmt.Fprintf(&b, `<text:p>%s<text:s/><text:span>end</text:span></text:p>`, p)
 	}
 	b.WriteString(`</office:text></office:body></office:document-content>`)
-	return zipOf(t, [2]string{"mimetype", "application/vnd.oasis.opendocument.text"}, [2]string{"content.xml", b.String()})
+	return Zip([2]string{"mimetype", "application/vnd.oasis.opendocument.text"}, [2]string{"content.xml", b.String()})
 }
 
-func xlsxOf(t *testing.T, cells map[string]string) []byte {
-	t.Helper()
+// Xlsx is a workbook with the given cells (A1 → value) on Sheet1.
+func Xlsx(cells map[string]string) []byte {
 	f := excelize.NewFile()
 	defer f.Close()
 	for k, v := range cells {
 		if err := f.SetCellValue("Sheet1", k, v); err != nil {
-			t.Fatal(err)
+			panic(err)
 		}
 	}
 	buf, err := f.WriteToBuffer()
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return buf.Bytes()
 }
 
-// pdfOf builds a one-page PDF whose content stream is content (a correct
+// PDF builds a one-page PDF whose content stream is content (a correct
 // cross-reference table included).
-func pdfOf(content string) []byte {
+func PDF(content string) []byte {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R >>",
 		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -89,10 +93,12 @@ func pdfOf(content string) []byte {
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
-	return pdfObjects(objs, 1)
+	return PDFObjects(objs, 1)
 }
 
-func pdfObjects(objs []string, root int) []byte {
+// PDFObjects lays out numbered objects (1…) with a cross-reference table and
+// a trailer whose root is object root.
+func PDFObjects(objs []string, root int) []byte {
 	var b bytes.Buffer
 	b.WriteString("%PDF-1.4\n")
 	offs := make([]int, len(objs))
@@ -109,10 +115,9 @@ func pdfObjects(objs []string, root int) []byte {
 	return b.Bytes()
 }
 
-// bombEntry is a ZIP entry that declares declared bytes but inflates to
-// actual bytes of 'a'.
-func bombZip(t *testing.T, name string, declared, actual int) []byte {
-	t.Helper()
+// BombZip is a ZIP with one entry that declares declared bytes but
+// inflates to actual bytes of 'a'.
+func BombZip(name string, declared, actual int) []byte {
 	var comp bytes.Buffer
 	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
 	chunk := bytes.Repeat([]byte("a"), 1<<16)
@@ -125,11 +130,11 @@ func bombZip(t *testing.T, name string, declared, actual int) []byte {
 	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CompressedSize64: uint64(comp.Len()),
 		UncompressedSize64: uint64(declared), CRC32: 0})
 	if err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	_, _ = w.Write(comp.Bytes())
 	if err := zw.Close(); err != nil {
-		t.Fatal(err)
+		panic(err)
 	}
 	return buf.Bytes()
 }
