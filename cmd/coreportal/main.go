@@ -95,10 +95,11 @@ func main() {
 		os.Exit(2)
 	}
 	processRole = cmd
-	switch cmd {
-	case "serve", "api":
+	switch {
+	case benchNoTee != "":
+	case cmd == "serve" || cmd == "api":
 		logTee = applog.NewTee("api", instanceName())
-	case "worker":
+	case cmd == "worker":
 		logTee = applog.NewTee("worker", instanceName())
 	}
 	log := newLogger(cfg, os.Stdout, logTee)
@@ -159,6 +160,12 @@ func checkSeedPassword(cmd string, cfg config.Config) error {
 	}
 	return nil
 }
+
+// benchNoTee is set only by the bench/authme harness (go build -ldflags
+// "-X main.benchNoTee=1") to build the comparison binary without the
+// application-log tee; release builds leave it empty. It is not an operator
+// setting.
+var benchNoTee string
 
 // logTee copies the process log into the application log (serve, api,
 // worker); nil for the other commands.

@@ -42,7 +42,9 @@ q (case-insensitive text in the message or attributes), correlationId, jobId, fr
 	put := web.Op(http.MethodPut, "/admin/logs/settings", "putLogSettings", "Change the application log settings", web.Admin, "admin-logs")
 	put.Description += ` Fields left out keep their value. Applied at once on this instance and within 10 s on the
 others. minLevel and includeCategories decide what is written from now on; retentionDays, maxSizeMb and maxRows are
-applied by the purge (POST /admin/logs/purge, and every 10 minutes by the workers).`
+applied by the purge (POST /admin/logs/purge, and every 10 minutes by the workers). Request lines (category http,
+written with CORE_ACCESS_LOG=true) below warn are stored only when includeCategories names http: storing every request
+line costs each request a few microseconds and a row in a batched INSERT (bench/README.md).`
 	web.Register(api, put, h.putSettings)
 	purge := web.Op(http.MethodPost, "/admin/logs/purge", "purgeLogs", "Purge by age and size ceiling now", web.Admin, "admin-logs")
 	purge.Description += ` Deletes records older than retentionDays, then the oldest above maxRows, then the oldest
