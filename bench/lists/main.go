@@ -71,7 +71,7 @@ func open(ctx context.Context, dsn string) (*env, error) {
 	e.svc = lists.NewService(db, e.acl, e.nodes)
 	// items are indexed for search on save, as in the server (issue #12)
 	if os.Getenv("BENCH_NO_SEARCH_INDEX") == "" {
-		e.svc.UseIndex(search.New(db, e.acl, e.nodes.SlugPath))
+		e.svc.UseIndex(search.New(db, e.acl))
 	}
 	if _, err := e.users.Bootstrap(ctx, "admin", "bench-admin-password"); err != nil {
 		return nil, err

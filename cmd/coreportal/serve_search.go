@@ -15,8 +15,9 @@ import (
 // searchable content, the acl engine (inheritance changes and moves), the
 // crawler service and its sources. Runs after the feature services are built.
 func (a *app) buildSearch() {
-	ix := search.New(a.db, a.acl, a.nodes.SlugPath)
+	ix := search.New(a.db, a.acl)
 	a.search = ix
+	ix.ReportProgress(a.jobs.Progress)
 	a.acl.OnRescope(ix.Rescope)
 	a.nodes.OnSaved(func(ctx context.Context, n *nodes.Node) error { return ix.Put(ctx, nodeDoc(n)) })
 	a.nodes.OnDelete(func(ctx context.Context, id string) error { return ix.Remove(ctx, id) })
@@ -27,7 +28,7 @@ func (a *app) buildSearch() {
 	a.surveys.Index = ix
 	ix.AddSource(search.Source{Name: "nodes", Page: a.searchNodes})
 	ix.AddSource(search.Source{Name: "lists", Page: a.lists.SearchListsPage})
-	ix.AddSource(search.Source{Name: "items", Page: a.lists.SearchItemsPage})
+	ix.AddSource(search.Source{Name: "items", Page: a.lists.SearchItemsPage, Count: a.lists.SearchItemsCount})
 	ix.AddSource(search.Source{Name: "pages", Page: a.pages.SearchPage})
 	ix.AddSource(search.Source{Name: "libraries", Page: a.libraries.SearchLibrariesPage})
 	ix.AddSource(search.Source{Name: "surveys", Page: a.surveys.SearchPage})

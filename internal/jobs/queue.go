@@ -424,3 +424,19 @@ func (q *Queue) observe(jobType, outcome string, elapsed time.Duration) {
 		q.Observe(jobType, outcome, elapsed)
 	}
 }
+
+// Progress records v as the result of the job running in ctx while it runs
+// (a long job's progress, read by GET /jobs/{id}); the final result replaces
+// it. Outside a job, or once the job has left this worker, it does nothing.
+func (q *Queue) Progress(ctx context.Context, v any) error {
+	id := IDFrom(ctx)
+	if id == "" {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode job progress: %w", err)
+	}
+	_, err = q.st.progress(context.WithoutCancel(ctx), id, q.worker, raw)
+	return err
+}

@@ -116,6 +116,14 @@ func (s *jobStore) succeed(ctx context.Context, id, worker string, result []byte
 	return affected(res, err)
 }
 
+// progress records the result of a running job held by worker (call it
+// outside transactions so that readers see it at once).
+func (s *jobStore) progress(ctx context.Context, id, worker string, result []byte) (bool, error) {
+	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET result = ? WHERE id = ? AND status = 'running' AND locked_by = ?`,
+		string(cleanJSON(result)), id, worker)
+	return affected(res, err)
+}
+
 func (s *jobStore) fail(ctx context.Context, id, worker, msg string, now time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET status = 'failed', error = ?, completed_at = ?, locked_by = NULL, locked_until = NULL
 		WHERE id = ? AND status = 'running' AND locked_by = ?`, cleanText(msg), now, id, worker)

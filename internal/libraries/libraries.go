@@ -12,6 +12,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/nodes"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -174,8 +175,14 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 			}
 			return err
 		}
-		if slugChanged { // files carry the library's slug in their path
-			return s.reindexFiles(ctx, l.ID)
+		if slugChanged && s.index != nil { // files carry the library's slug in their path
+			ok, err := search.Rename(ctx, s.index, l.ID, l.Slug)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return s.reindexFiles(ctx, l.ID)
+			}
 		}
 		return s.indexLibrary(ctx, l.Library)
 	})

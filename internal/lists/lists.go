@@ -13,6 +13,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/nodes"
+	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
 
@@ -208,8 +209,17 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in L
 		if err := s.st.updateList(ctx, l, cols); err != nil {
 			return err
 		}
+		if in.Slug != nil && in.SearchEnabled == nil && s.index != nil && l.SearchEnabled {
+			// items carry the list's slug in their path: one update renames them all
+			if ok, err := search.Rename(ctx, s.index, l.ID, l.Slug); ok || err != nil {
+				if err != nil {
+					return err
+				}
+				return s.index.Put(ctx, listDoc(l))
+			}
+		}
 		if in.SearchEnabled != nil || in.Slug != nil {
-			// items carry the list's slug in their path; searchEnabled adds or removes them all
+			// searchEnabled adds or removes them all
 			return s.reindexList(ctx, &schema{list: l, fields: sc.fields})
 		}
 		if s.index != nil && l.SearchEnabled {

@@ -163,6 +163,18 @@ func (s *Service) SearchItemsPage(ctx context.Context, after string, limit int) 
 	return docs, listID + "/" + strconv.FormatInt(last, 10), nil
 }
 
+// SearchItemsCount estimates the items of searchable lists (crawler progress):
+// the per-list item counters, so lists not counted yet add nothing.
+func (s *Service) SearchItemsCount(ctx context.Context) (int, error) {
+	var n int
+	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT COALESCE(SUM(c.n), 0) FROM list_item_counts c JOIN lists l ON l.id = c.list_id
+		WHERE l.deleted_at IS NULL AND l.search_enabled = ?`, true).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count searchable items: %w", err)
+	}
+	return n, nil
+}
+
 // searchableLists are the lists not in the bin with searchEnabled, by id after the cursor.
 func (s *Store) searchableLists(ctx context.Context, after string, limit int) ([]*List, error) {
 	q := "SELECT " + listColumns + " FROM lists WHERE deleted_at IS NULL AND search_enabled = ?"

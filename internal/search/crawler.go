@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"time"
 
 	"coreportal/internal/store"
 )
@@ -14,30 +15,62 @@ import (
 // crawler: the docs after the cursor `after` (empty = from the start), at
 // most limit of them, and the cursor of the last one ("" when done).
 // Resources that must not be indexed (lists with searchEnabled=false and
-// their items, resources in the recycle bin) are left out.
+// their items, resources in the recycle bin) are left out. Count, when set,
+// tells how many resources the source holds (for the progress report; an
+// estimate is fine).
 type Source struct {
-	Name string
-	Page func(ctx context.Context, after string, limit int) (docs []Doc, next string, err error)
+	Name  string
+	Page  func(ctx context.Context, after string, limit int) (docs []Doc, next string, err error)
+	Count func(ctx context.Context) (int, error)
 }
 
 // AddSource registers a crawler source (wiring time).
 func (s *Service) AddSource(src Source) { s.sources = append(s.sources, src) }
 
-// crawlBatch is how many resources one crawler transaction indexes.
-const crawlBatch = 500
+// defaultCrawlBatch is how many resources one crawler transaction indexes.
+const defaultCrawlBatch = 1000
 
-// CrawlResult is the result of a search-crawler job.
+// SetCrawlBatch changes the crawler's batch size (tests observe progress with small batches).
+func (s *Service) SetCrawlBatch(n int) {
+	if n > 0 {
+		s.crawlBatch = n
+	}
+}
+
+// ReportProgress sets where a running crawl reports its progress (the job
+// queue's Progress at wiring: the job's result while it runs).
+func (s *Service) ReportProgress(fn func(ctx context.Context, v any) error) { s.progress = fn }
+
+// SourceProgress is the state of one crawler source.
+type SourceProgress struct {
+	Name      string `json:"name"`
+	Processed int    `json:"processed" doc:"resources indexed by this run"`
+	Total     *int   `json:"total,omitempty" doc:"resources the source held when the run reached it (an estimate), absent when unknown"`
+	Done      bool   `json:"done"`
+}
+
+// CrawlResult is the result of a search-crawler job, also written as the
+// job's result while the crawl runs.
 type CrawlResult struct {
-	Indexed  int            `json:"indexed"`
-	BySource map[string]int `json:"bySource"`
-	Resumed  bool           `json:"resumed" doc:"true when the crawl went on from the checkpoint of an interrupted one"`
+	Finished   bool             `json:"finished" doc:"false while the crawl runs"`
+	Indexed    int              `json:"indexed"`
+	BySource   map[string]int   `json:"bySource"`
+	Sources    []SourceProgress `json:"sources" doc:"processed/total per source, in crawl order"`
+	Checkpoint string           `json:"checkpoint" doc:"where an interrupted crawl resumes (source index:cursor); empty when finished"`
+	Resumed    bool             `json:"resumed" doc:"true when the crawl went on from the checkpoint of an interrupted one"`
+	ElapsedMS  int64            `json:"elapsedMs"`
 }
 
 // Crawl rebuilds the index from every source, batch by batch; each batch and
 // the checkpoint after it commit together, so a crawl interrupted by a crash
-// resumes where it stopped.
+// resumes where it stopped. Progress goes to ReportProgress after batches
+// (at most once per second) and the final result once more.
 func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
-	res := CrawlResult{BySource: map[string]int{}}
+	began := time.Now()
+	res := CrawlResult{BySource: map[string]int{}, Sources: make([]SourceProgress, len(s.sources))}
+	for i, src := range s.sources {
+		res.Sources[i].Name = src.Name
+	}
 	cp, err := s.st.checkpoint(ctx)
 	if err != nil {
 		return res, err
@@ -50,24 +83,43 @@ func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
 			start, after = n, rest
 		}
 	}
+	res.Checkpoint = cp
+	for i := 0; i < start; i++ {
+		res.Sources[i].Done = true
+	}
+	var lastReport time.Time
+	report := func(force bool) {
+		if s.progress == nil || (!force && time.Since(lastReport) < s.progressEvery) {
+			return
+		}
+		lastReport = time.Now()
+		res.ElapsedMS = time.Since(began).Milliseconds()
+		if err := s.progress(ctx, res); err != nil {
+			slog.WarnContext(ctx, "search crawl progress", "err", err)
+		}
+	}
 	for i := start; i < len(s.sources); i++ {
 		src := s.sources[i]
+		if src.Count != nil {
+			if n, err := src.Count(ctx); err == nil {
+				res.Sources[i].Total = &n
+			}
+		}
+		report(true)
 		for {
-			docs, next, err := src.Page(ctx, after, crawlBatch)
+			docs, next, err := src.Page(ctx, after, s.crawlBatch)
 			if err != nil {
 				return res, fmt.Errorf("crawl %s: %w", src.Name, err)
 			}
+			mark := ""
+			if next != "" {
+				mark = strconv.Itoa(i) + ":" + next
+			} else if i+1 < len(s.sources) {
+				mark = strconv.Itoa(i+1) + ":"
+			}
 			err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-				for _, d := range docs {
-					if err := s.Put(ctx, d); err != nil {
-						return err
-					}
-				}
-				mark := ""
-				if next != "" {
-					mark = strconv.Itoa(i) + ":" + next
-				} else if i+1 < len(s.sources) {
-					mark = strconv.Itoa(i+1) + ":"
+				if err := s.putDocs(ctx, docs); err != nil {
+					return err
 				}
 				return s.st.setCheckpoint(ctx, mark, mark == "")
 			})
@@ -76,13 +128,19 @@ func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
 			}
 			res.Indexed += len(docs)
 			res.BySource[src.Name] += len(docs)
+			res.Sources[i].Processed += len(docs)
+			res.Checkpoint = mark
 			if next == "" {
 				break
 			}
+			report(false)
 			after = next
 		}
+		res.Sources[i].Done = true
 		after = ""
 	}
-	slog.InfoContext(ctx, "search crawl finished", "indexed", res.Indexed, "resumed", res.Resumed)
+	res.Finished = true
+	res.ElapsedMS = time.Since(began).Milliseconds()
+	slog.InfoContext(ctx, "search crawl finished", "indexed", res.Indexed, "resumed", res.Resumed, "elapsedMs", res.ElapsedMS)
 	return res, nil
 }

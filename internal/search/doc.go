@@ -53,3 +53,6 @@ type Nop struct{}
 func (Nop) Put(context.Context, Doc) error                { return nil }
 func (Nop) Remove(context.Context, ...string) error       { return nil }
 func (Nop) RemoveContainer(context.Context, string) error { return nil }
+
+// RenameContainer does nothing.
+func (Nop) RenameContainer(context.Context, string, string) error { return nil }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,58 +18,56 @@ import (
 // Service is the search index: it implements Index for the feature services
 // and answers searches.
 type Service struct {
-	db       *store.DB
-	st       *indexStore
-	acl      *acl.Engine
-	nodePath func(ctx context.Context, nodeID string) (string, error)
-	sources  []Source
+	db      *store.DB
+	st      *indexStore
+	acl     *acl.Engine
+	sources []Source
+	// crawlBatch is how many resources one crawler transaction indexes.
+	crawlBatch int
+	// progressEvery is the least time between two progress reports of a crawl.
+	progressEvery time.Duration
+	progress      func(ctx context.Context, v any) error
 }
 
-// New builds the service; nodePath gives the slug path of a node ("/a/b").
-func New(db *store.DB, engine *acl.Engine, nodePath func(ctx context.Context, nodeID string) (string, error)) *Service {
-	return &Service{db: db, st: &indexStore{db: db}, acl: engine, nodePath: nodePath}
+// New builds the service.
+func New(db *store.DB, engine *acl.Engine) *Service {
+	return &Service{db: db, st: &indexStore{db: db}, acl: engine, crawlBatch: defaultCrawlBatch, progressEvery: time.Second}
 }
 
 // wordOf is the path word of each container type (SPEC.md canonical routes).
 var wordOf = map[string]string{TypeList: "lists", TypeLibrary: "libraries", TypePage: "pages", TypeSurvey: "surveys"}
 
-// path is the canonical route of d: the node's slug path, then
-// /lists|libraries|pages|surveys/<slug>, then ?item=N or ?file=N.
-func (s *Service) path(ctx context.Context, d Doc) (string, error) {
-	np, err := s.nodePath(ctx, d.NodeID)
-	if err != nil {
-		return "", fmt.Errorf("path of node %s: %w", d.NodeID, err)
-	}
-	switch d.Type {
+// path is the canonical route of an entry: the node's slug path np, then
+// /lists|libraries|pages|surveys/<slug>, then ?item=N or ?file=N. Paths are
+// composed when results are read, so they follow renamed and moved nodes.
+func path(np string, h *hit) string {
+	switch h.Type {
 	case TypeNode:
 		if np == "" {
-			return "/", nil
+			return "/"
 		}
-		return np, nil
+		return np
 	case TypeItem:
-		return np + "/lists/" + d.Slug + "?item=" + strconv.FormatInt(d.Number, 10), nil
+		return np + "/lists/" + h.Slug + "?item=" + strconv.FormatInt(h.Number, 10)
 	case TypeFile:
-		return np + "/libraries/" + d.Slug + "?file=" + strconv.FormatInt(d.Number, 10), nil
+		return np + "/libraries/" + h.Slug + "?file=" + strconv.FormatInt(h.Number, 10)
 	}
-	return np + "/" + wordOf[d.Type] + "/" + d.Slug, nil
+	return np + "/" + wordOf[h.Type] + "/" + h.Slug
 }
 
 // Put indexes d in the transaction bound to ctx.
-func (s *Service) Put(ctx context.Context, d Doc) error {
-	p, err := s.path(ctx, d)
-	if err != nil {
+func (s *Service) Put(ctx context.Context, d Doc) error { return s.putDocs(ctx, []Doc{d}) }
+
+// putDocs indexes docs with their access chains (one query for all).
+func (s *Service) putDocs(ctx context.Context, docs []Doc) error {
+	es := make([]*entry, len(docs))
+	for i := range docs {
+		es[i] = &entry{Doc: docs[i]}
+	}
+	if err := s.st.chains(ctx, es); err != nil {
 		return err
 	}
-	e := entry{Doc: d, Path: p}
-	if d.ID != d.ContainerID {
-		if e.Boundary, err = s.st.boundaryOf(ctx, d.ID, d.ContainerID); err != nil {
-			return err
-		}
-	}
-	if e.UpdatedAt.IsZero() {
-		e.UpdatedAt = time.Now().UTC()
-	}
-	return s.st.put(ctx, e)
+	return s.st.put(ctx, es)
 }
 
 // Remove drops entries by resource id.
@@ -81,24 +78,44 @@ func (s *Service) RemoveContainer(ctx context.Context, id string) error {
 	return s.st.removeContainer(ctx, id)
 }
 
-// Rescope recomputes the isolation boundary of the entries that depend on
-// the resource id (hooked to acl inheritance changes and moves).
+// RenameContainer gives a container's entries (its own and those inside
+// it) the container's new slug, in one statement.
+func (s *Service) RenameContainer(ctx context.Context, id, slug string) error {
+	return s.st.setSlug(ctx, id, slug)
+}
+
+// Rename gives the entries of a container a new slug when ix can (the search
+// service); it reports whether it did, so that callers can fall back to a reindex.
+func Rename(ctx context.Context, ix Index, containerID, slug string) (bool, error) {
+	r, ok := ix.(interface {
+		RenameContainer(ctx context.Context, id, slug string) error
+	})
+	if !ok {
+		return false, nil
+	}
+	return true, r.RenameContainer(ctx, containerID, slug)
+}
+
+// Rescope recomputes the access chain of the entries that depend on the
+// resource (hooked to acl inheritance changes and moves): its own entry and
+// the entries below it up to the next isolated folder.
 func (s *Service) Rescope(ctx context.Context, ref acl.Ref) error {
 	if ref.Type != acl.ListItem && ref.Type != acl.File {
 		return nil // containers and nodes are evaluated at query time
 	}
-	es, err := s.st.entriesUnder(ctx, ref.ID)
+	es, err := s.st.dependents(ctx, ref.ID)
 	if err != nil {
 		return err
 	}
-	for _, e := range es {
-		b, err := s.st.boundaryOf(ctx, e[0], e[1])
-		if err != nil {
+	for len(es) > 0 {
+		n := min(len(es), putBatch)
+		if err := s.st.chains(ctx, es[:n]); err != nil {
 			return err
 		}
-		if err := s.st.setBoundary(ctx, e[0], b); err != nil {
+		if err := s.st.rescope(ctx, es[:n]); err != nil {
 			return err
 		}
+		es = es[n:]
 	}
 	return nil
 }
@@ -164,10 +181,18 @@ func (s *Service) Search(ctx context.Context, p *auth.Principal, r Request) ([]H
 	if err != nil {
 		return nil, 0, err
 	}
+	nodeIDs := make([]string, 0, len(hs))
+	for _, h := range hs {
+		nodeIDs = append(nodeIDs, h.NodeID)
+	}
+	paths, err := s.st.nodePaths(ctx, nodeIDs)
+	if err != nil {
+		return nil, 0, err
+	}
 	m := newMatcher(terms)
 	out := make([]Hit, 0, len(hs))
-	for _, h := range hs {
-		out = append(out, present(h, m))
+	for i := range hs {
+		out = append(out, present(&hs[i], m, paths[hs[i].NodeID]))
 	}
 	return out, total, nil
 }
@@ -190,8 +215,8 @@ func (s *Service) rightsOf(ctx context.Context, p *auth.Principal) (*rights, err
 	return r, nil
 }
 
-func present(h hit, m matcher) Hit {
-	out := Hit{Type: h.Type, ID: h.ID, NodeID: h.NodeID, Number: h.Number, Title: h.Title, Path: h.Path,
+func present(h *hit, m matcher, nodePath string) Hit {
+	out := Hit{Type: h.Type, ID: h.ID, NodeID: h.NodeID, Number: h.Number, Title: h.Title, Path: path(nodePath, h),
 		UpdatedAt: h.UpdatedAt.UTC(), Score: h.Score}
 	switch h.Type {
 	case TypeItem, TypeList:

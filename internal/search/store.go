@@ -18,30 +18,65 @@ func (s *indexStore) pg() bool { return s.db.Dialect == store.Postgres }
 // entry is one stored index row with what the rights filter needs.
 type entry struct {
 	Doc
-	Path     string
-	Boundary string
+	Boundary string   // nearest isolated resource from the entry up to (not including) its container
+	Scopes   []string // access-control objects strictly between the entry and its container, up to Boundary
 }
 
-// boundaryOf walks the access-control chain from id up to the container and
-// returns the nearest isolated resource on the way (empty when none).
-func (s *indexStore) boundaryOf(ctx context.Context, id, container string) (string, error) {
-	cur := id
-	for depth := 0; depth < 64 && cur != "" && cur != container; depth++ {
-		var parent sql.NullString
-		var inherits bool
-		err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT parent_id, inherits FROM acl_objects WHERE id = ?", cur).Scan(&parent, &inherits)
-		if store.IsNotFound(err) {
-			return "", nil
+// chainTypes are the acl types an entry's chain walks through (items, files
+// and folders); any other type is the container, where the walk ends.
+const chainTypes = "'list_item', 'file'"
+
+// chains fills Boundary and Scopes of the entries below a container (items,
+// files, folders) from the access-control registry, in one query for all of
+// them: the chain of an entry runs up through folders and stops after the
+// first isolated object or at the container, as the acl engine's does.
+func (s *indexStore) chains(ctx context.Context, es []*entry) error {
+	var ids []string
+	byID := map[string]*entry{}
+	for _, e := range es {
+		e.Boundary, e.Scopes = "", nil
+		if e.ID != e.ContainerID {
+			ids = append(ids, e.ID)
+			byID[e.ID] = e
 		}
-		if err != nil {
-			return "", fmt.Errorf("access chain of %s: %w", id, err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `WITH RECURSIVE chain(start, id, type, parent_id, inherits, depth) AS (
+		SELECT o.id, o.id, o.type, o.parent_id, o.inherits, 0 FROM acl_objects o WHERE o.id IN `+s.idList()+`
+		UNION ALL
+		SELECT c.start, o.id, o.type, o.parent_id, o.inherits, c.depth + 1 FROM acl_objects o JOIN chain c ON o.id = c.parent_id
+		WHERE c.inherits = ? AND c.type IN (`+chainTypes+`) AND c.depth < 64)
+		SELECT start, id, type, inherits FROM chain ORDER BY start, depth`, jsonIDs(ids), true)
+	if err != nil {
+		return fmt.Errorf("access chains: %w", err)
+	}
+	defer rows.Close()
+	done := map[string]bool{}
+	for rows.Next() {
+		var start, id, typ string
+		var inherits bool
+		if err := rows.Scan(&start, &id, &typ, &inherits); err != nil {
+			return fmt.Errorf("access chains: %w", err)
+		}
+		e := byID[start]
+		if e == nil || done[start] {
+			continue
+		}
+		if id != start {
+			if typ != "list_item" && typ != "file" {
+				done[start] = true // the container: the rest is decided at query time
+				continue
+			}
+			e.Scopes = append(e.Scopes, id)
 		}
 		if !inherits {
-			return cur, nil
+			e.Boundary = id
+			done[start] = true
 		}
-		cur = parent.String
 	}
-	return "", nil
+	return rows.Err()
 }
 
 func nullable(s string) any {
@@ -51,61 +86,181 @@ func nullable(s string) any {
 	return s
 }
 
-func (s *indexStore) put(ctx context.Context, e entry) error {
+// putBatch is the most entries one multi-row statement writes.
+const putBatch = 200
+
+// put writes entries (insert or replace) with their scopes.
+func (s *indexStore) put(ctx context.Context, es []*entry) error {
+	for len(es) > 0 {
+		n := min(len(es), putBatch)
+		if err := s.putSome(ctx, es[:n]); err != nil {
+			return err
+		}
+		es = es[n:]
+	}
+	return nil
+}
+
+func (s *indexStore) putSome(ctx context.Context, es []*entry) error {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+		if e.UpdatedAt.IsZero() {
+			e.UpdatedAt = time.Now().UTC()
+		}
+	}
+	if err := s.dropScopes(ctx, ids); err != nil {
+		return err
+	}
+	var err error
+	if s.pg() {
+		err = s.putPG(ctx, es)
+	} else {
+		err = s.putSQLite(ctx, ids, es)
+	}
+	if err != nil {
+		return err
+	}
+	return s.addScopes(ctx, es)
+}
+
+const entryCols = "id, type, node_id, container_id, number, boundary, slug, title, body, updated_at"
+
+func entryArgs(e *entry) []any {
 	var num any
 	if e.Number > 0 {
 		num = e.Number
 	}
-	title, body := fold(e.Title), fold(e.Body)
-	if s.pg() {
-		_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO search_entries (id, type, node_id, container_id, number, boundary, title, body, path, updated_at, tsv)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-				setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('english', ?), 'A') ||
-				setweight(to_tsvector('russian', ?), 'B') || setweight(to_tsvector('english', ?), 'B'))
-			ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
-				number = EXCLUDED.number, boundary = EXCLUDED.boundary, title = EXCLUDED.title, body = EXCLUDED.body,
-				path = EXCLUDED.path, updated_at = EXCLUDED.updated_at, tsv = EXCLUDED.tsv`,
-			e.ID, e.Type, e.NodeID, e.ContainerID, num, nullable(e.Boundary), e.Title, e.Body, e.Path, e.UpdatedAt.UTC(),
-			title, title, body, body)
-		if err != nil {
-			return fmt.Errorf("index %s %s: %w", e.Type, e.ID, err)
-		}
-		return nil
+	slug := e.Slug
+	if e.Type == TypeNode {
+		slug = ""
 	}
-	if err := s.remove(ctx, []string{e.ID}); err != nil {
+	return []any{e.ID, e.Type, e.NodeID, e.ContainerID, num, nullable(e.Boundary), slug, e.Title, e.Body, e.UpdatedAt.UTC()}
+}
+
+func (s *indexStore) putPG(ctx context.Context, es []*entry) error {
+	var b strings.Builder
+	args := make([]any, 0, len(es)*14)
+	b.WriteString("INSERT INTO search_entries (" + entryCols + ", tsv) VALUES ")
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('english', ?), 'A') ||
+			setweight(to_tsvector('russian', ?), 'B') || setweight(to_tsvector('english', ?), 'B'))`)
+		title, body := fold(e.Title), fold(e.Body)
+		args = append(append(args, entryArgs(e)...), title, title, body, body)
+	}
+	b.WriteString(` ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
+		number = EXCLUDED.number, boundary = EXCLUDED.boundary, slug = EXCLUDED.slug, title = EXCLUDED.title, body = EXCLUDED.body,
+		updated_at = EXCLUDED.updated_at, tsv = EXCLUDED.tsv`)
+	if _, err := s.db.W(ctx).ExecContext(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("index %d entries (first %s %s): %w", len(es), es[0].Type, es[0].ID, err)
+	}
+	return nil
+}
+
+func (s *indexStore) putSQLite(ctx context.Context, ids []string, es []*entry) error {
+	if err := s.remove(ctx, ids); err != nil {
 		return err
 	}
-	var seq int64
-	err := s.db.W(ctx).QueryRowContext(ctx, `INSERT INTO search_entries (id, type, node_id, container_id, number, boundary, title, body, path, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING seq`,
-		e.ID, e.Type, e.NodeID, e.ContainerID, num, nullable(e.Boundary), e.Title, e.Body, e.Path, e.UpdatedAt.UTC()).Scan(&seq)
-	if err != nil {
-		return fmt.Errorf("index %s %s: %w", e.Type, e.ID, err)
+	var b strings.Builder
+	args := make([]any, 0, len(es)*10)
+	b.WriteString("INSERT INTO search_entries (" + entryCols + ") VALUES ")
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, entryArgs(e)...)
 	}
-	if _, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO search_fts (rowid, title, body) VALUES (?, ?, ?)",
-		seq, tokens(title), tokens(body)); err != nil {
-		return fmt.Errorf("index text of %s %s: %w", e.Type, e.ID, err)
+	rows, err := s.db.W(ctx).QueryContext(ctx, b.String()+" RETURNING seq, id", args...)
+	if err != nil {
+		return fmt.Errorf("index %d entries (first %s %s): %w", len(es), es[0].Type, es[0].ID, err)
+	}
+	seqs := make(map[string]int64, len(es))
+	for rows.Next() {
+		var seq int64
+		var id string
+		if err := rows.Scan(&seq, &id); err != nil {
+			rows.Close()
+			return fmt.Errorf("index entries: %w", err)
+		}
+		seqs[id] = seq
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("index entries: %w", err)
+	}
+	b.Reset()
+	args = args[:0]
+	b.WriteString("INSERT INTO search_fts (rowid, title, body) VALUES ")
+	for i, e := range es {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?)")
+		args = append(args, seqs[e.ID], tokens(e.Title), tokens(e.Body))
+	}
+	if _, err := s.db.W(ctx).ExecContext(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("index text of %d entries: %w", len(es), err)
+	}
+	return nil
+}
+
+// dropScopes forgets the scopes of entries.
+func (s *indexStore) dropScopes(ctx context.Context, ids []string) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_scopes WHERE entry_id IN "+s.idList(), jsonIDs(ids)); err != nil {
+		return fmt.Errorf("drop index scopes: %w", err)
+	}
+	return nil
+}
+
+// addScopes records the scopes of entries (after dropScopes).
+func (s *indexStore) addScopes(ctx context.Context, es []*entry) error {
+	var b strings.Builder
+	var args []any
+	for _, e := range es {
+		for _, o := range e.Scopes {
+			if len(args) > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("(?, ?)")
+			args = append(args, e.ID, o)
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	if _, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO search_scopes (entry_id, object_id) VALUES "+b.String(), args...); err != nil {
+		return fmt.Errorf("index scopes: %w", err)
 	}
 	return nil
 }
 
 // remove drops entries by id.
 func (s *indexStore) remove(ctx context.Context, ids []string) error {
-	for _, id := range ids {
-		if !s.pg() {
-			if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_fts WHERE rowid IN (SELECT seq FROM search_entries WHERE id = ?)", id); err != nil {
-				return fmt.Errorf("unindex %s: %w", id, err)
-			}
-		}
-		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_entries WHERE id = ?", id); err != nil {
-			return fmt.Errorf("unindex %s: %w", id, err)
+	if len(ids) == 0 {
+		return nil
+	}
+	list := jsonIDs(ids)
+	if !s.pg() {
+		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_fts WHERE rowid IN (SELECT seq FROM search_entries WHERE id IN "+s.idList()+")", list); err != nil {
+			return fmt.Errorf("unindex %d entries: %w", len(ids), err)
 		}
 	}
-	return nil
+	if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_entries WHERE id IN "+s.idList(), list); err != nil {
+		return fmt.Errorf("unindex %d entries: %w", len(ids), err)
+	}
+	return s.dropScopes(ctx, ids)
 }
 
 // removeContainer drops a container's own entry and the entries inside it.
 func (s *indexStore) removeContainer(ctx context.Context, id string) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_scopes WHERE entry_id IN (SELECT id FROM search_entries WHERE container_id = ?)", id); err != nil {
+		return fmt.Errorf("unindex container %s: %w", id, err)
+	}
 	if !s.pg() {
 		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_fts WHERE rowid IN (SELECT seq FROM search_entries WHERE container_id = ? OR id = ?)", id, id); err != nil {
 			return fmt.Errorf("unindex container %s: %w", id, err)
@@ -117,30 +272,47 @@ func (s *indexStore) removeContainer(ctx context.Context, id string) error {
 	return nil
 }
 
-// entriesUnder returns id and container of the entries whose boundary may
-// depend on the resource id: the entry itself and, for a folder, every entry
-// of its container.
-func (s *indexStore) entriesUnder(ctx context.Context, id string) ([][2]string, error) {
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, container_id FROM search_entries
-		WHERE id = ? OR container_id IN (SELECT container_id FROM search_entries WHERE id = ? AND type = 'file')`, id, id)
+// dependents returns the entries whose chain may change when the resource
+// id changes inheritance or moves: its own entry and the entries that have
+// it in their scope (everything below it up to the next isolated folder).
+func (s *indexStore) dependents(ctx context.Context, id string) ([]*entry, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, container_id FROM search_entries WHERE id = ?
+		UNION SELECT e.id, e.container_id FROM search_scopes ss JOIN search_entries e ON e.id = ss.entry_id WHERE ss.object_id = ?`, id, id)
 	if err != nil {
 		return nil, fmt.Errorf("entries under %s: %w", id, err)
 	}
 	defer rows.Close()
-	var out [][2]string
+	var out []*entry
 	for rows.Next() {
-		var a, b string
-		if err := rows.Scan(&a, &b); err != nil {
+		e := &entry{}
+		if err := rows.Scan(&e.ID, &e.ContainerID); err != nil {
 			return nil, fmt.Errorf("entries under %s: %w", id, err)
 		}
-		out = append(out, [2]string{a, b})
+		out = append(out, e)
 	}
 	return out, rows.Err()
 }
 
-func (s *indexStore) setBoundary(ctx context.Context, id, boundary string) error {
-	if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE search_entries SET boundary = ? WHERE id = ?", nullable(boundary), id); err != nil {
-		return fmt.Errorf("rescope %s: %w", id, err)
+// rescope stores the recomputed boundary and scopes of entries.
+func (s *indexStore) rescope(ctx context.Context, es []*entry) error {
+	ids := make([]string, len(es))
+	for i, e := range es {
+		ids[i] = e.ID
+		if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE search_entries SET boundary = ? WHERE id = ?", nullable(e.Boundary), e.ID); err != nil {
+			return fmt.Errorf("rescope %s: %w", e.ID, err)
+		}
+	}
+	if err := s.dropScopes(ctx, ids); err != nil {
+		return err
+	}
+	return s.addScopes(ctx, es)
+}
+
+// setSlug renames the container slug of a container's entries (its own and
+// those inside it), so their paths follow a renamed list, library, page or survey.
+func (s *indexStore) setSlug(ctx context.Context, containerID, slug string) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE search_entries SET slug = ? WHERE container_id = ? AND type <> ?", slug, containerID, TypeNode); err != nil {
+		return fmt.Errorf("rename entries of %s: %w", containerID, err)
 	}
 	return nil
 }
@@ -151,6 +323,9 @@ func (s *indexStore) clear(ctx context.Context) (int, error) {
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if err := s.db.W(ctx).QueryRowContext(ctx, "SELECT count(*) FROM search_entries").Scan(&n); err != nil {
 			return fmt.Errorf("count index: %w", err)
+		}
+		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_scopes"); err != nil {
+			return fmt.Errorf("clear index scopes: %w", err)
 		}
 		if !s.pg() {
 			if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_fts"); err != nil {
@@ -221,114 +396,4 @@ func jsonIDs(ids []string) string {
 	}
 	b, _ := json.Marshal(ids)
 	return string(b)
-}
-
-// rights is the caller's view in SQL terms; nil for administrators.
-type rights struct {
-	principals []string // the user and its groups
-	nodes      []string // nodes the caller can view
-	minLevel   int
-}
-
-// rightsFilter keeps the entries the caller can view: an entry is visible
-// when the caller holds a grant on the entry itself; or, under an isolated
-// boundary, on the boundary; or else when its container is visible (a node
-// the caller can view, a container inheriting from such a node, or a
-// container with a grant of the caller).
-func (s *indexStore) rightsFilter(r *rights) (string, []any) {
-	ids := s.idList()
-	grants := "(SELECT ae.resource_id FROM acl_entries ae WHERE ae.level >= ? AND ae.principal_id IN " + ids + ")"
-	p, n := jsonIDs(r.principals), jsonIDs(r.nodes)
-	sqlText := ` AND (e.id IN ` + grants + `
-		OR (e.boundary IS NOT NULL AND e.boundary IN ` + grants + `)
-		OR (e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + grants + `
-			OR e.container_id IN (SELECT o.id FROM acl_objects o WHERE o.inherits = ? AND o.parent_id IN ` + ids + `))))`
-	return sqlText, []any{r.minLevel, p, r.minLevel, p, n, r.minLevel, p, true, n}
-}
-
-// query is a parsed search request.
-type query struct {
-	terms  []term
-	typ    string
-	nodeID string
-	limit  int
-	offset int
-	rights *rights
-}
-
-// hit is one matching entry with its score.
-type hit struct {
-	entry
-	Score float64
-}
-
-func (s *indexStore) search(ctx context.Context, q query) ([]hit, int, error) {
-	var from, score string
-	var args []any
-	if s.pg() {
-		var parts []string
-		for _, t := range q.terms {
-			switch {
-			case t.prefix:
-				parts = append(parts, "to_tsquery('simple', ?)")
-				args = append(args, t.words[0]+":*")
-			case t.phrase:
-				parts = append(parts, "(phraseto_tsquery('russian', ?) || phraseto_tsquery('english', ?))")
-				ph := strings.Join(t.words, " ")
-				args = append(args, ph, ph)
-			default:
-				parts = append(parts, "(plainto_tsquery('russian', ?) || plainto_tsquery('english', ?))")
-				args = append(args, t.words[0], t.words[0])
-			}
-		}
-		from = "FROM search_entries e, (SELECT " + strings.Join(parts, " && ") + " AS tq) qq WHERE e.tsv @@ qq.tq"
-		score = "ts_rank(e.tsv, qq.tq)"
-	} else {
-		from = "FROM search_fts JOIN search_entries e ON e.seq = search_fts.rowid WHERE search_fts MATCH ?"
-		args = append(args, ftsMatch(q.terms))
-		score = "-bm25(search_fts, 10.0, 1.0)"
-	}
-	where := ""
-	if q.typ != "" {
-		where += " AND e.type = ?"
-		args = append(args, q.typ)
-	}
-	if q.nodeID != "" {
-		where += ` AND e.node_id IN (WITH RECURSIVE sub(id, depth) AS (SELECT id, 0 FROM nodes WHERE id = ?
-			UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id WHERE sub.depth < 64) SELECT id FROM sub)`
-		args = append(args, q.nodeID)
-	}
-	if q.rights != nil {
-		f, a := s.rightsFilter(q.rights)
-		where += f
-		args = append(args, a...)
-	}
-	// the score is computed in a subquery: SQLite's bm25 cannot sit beside a window function
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, type, node_id, container_id, number, title, body, path, updated_at, score, count(*) OVER ()
-		FROM (SELECT e.id, e.type, e.node_id, e.container_id, COALESCE(e.number, 0) AS number, e.title, e.body, e.path, e.updated_at,
-		`+score+` AS score `+from+where+`) m ORDER BY score DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
-		append(args, q.limit, q.offset)...)
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	defer rows.Close()
-	var out []hit
-	total := 0
-	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.ID, &h.Type, &h.NodeID, &h.ContainerID, &h.Number, &h.Title, &h.Body, &h.Path, &h.UpdatedAt, &h.Score, &total); err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
-		}
-		out = append(out, h)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	if len(out) == 0 && q.offset > 0 {
-		err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) "+from+where, args...).Scan(&total)
-		if err != nil {
-			return nil, 0, fmt.Errorf("count search: %w", err)
-		}
-	}
-	return out, total, nil
 }
