@@ -99,7 +99,7 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 		defer cancel()
 	}
 	out := newText(lim.MaxText)
-	ra := &guard{ctx: ctx, r: r, budget: 16*size + 64<<20}
+	ra := &guard{ctx: ctx, r: r, budget: 64*size + 512<<20}
 	var err error
 	switch f {
 	case Plain:

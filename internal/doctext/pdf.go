@@ -51,14 +51,16 @@ func pdfParse(ctx context.Context, out *text, ra io.ReaderAt, size int64, lim Li
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
-	pages := min(rd.NumPage(), lim.MaxPages)
-	for i := 1; i <= pages; i++ {
+	var inflatedPDF int64
+	for _, p := range pageList(ctx, rd, lim.MaxPages) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		p := rd.Page(i)
-		if p.V.IsNull() || p.V.Key("Contents").IsNull() {
+		if p.V.Key("Contents").IsNull() {
 			continue
+		}
+		if err := checkContent(ctx, p.V.Key("Contents"), &inflatedPDF, lim.MaxUnzipped); err != nil {
+			return err
 		}
 		pageText(ctx, out, p)
 		if err := out.brk(); err != nil {
@@ -131,4 +133,71 @@ func pageText(ctx context.Context, out *text, p pdf.Page) {
 			}
 		}
 	})
+}
+
+// pageList walks the page tree once, depth first, and returns at most max
+// pages; it visits at most 4*max+64 tree nodes and 64 levels, so a tree
+// that loops back on itself ends too (pdf.Reader.Page walks from the root
+// for every page: quadratic on the flat trees most writers produce).
+func pageList(ctx context.Context, rd *pdf.Reader, max int) []pdf.Page {
+	type node struct {
+		v     pdf.Value
+		depth int
+	}
+	var out []pdf.Page
+	stack := []node{{rd.Trailer().Key("Root").Key("Pages"), 0}}
+	for visits := 0; len(stack) > 0 && len(out) < max && visits < 4*max+64 && ctx.Err() == nil; visits++ {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch n.v.Key("Type").Name() {
+		case "Page":
+			out = append(out, pdf.Page{V: n.v})
+		case "Pages":
+			if n.depth >= 64 {
+				continue
+			}
+			kids := n.v.Key("Kids")
+			for i := min(kids.Len(), 4*max+64) - 1; i >= 0; i-- {
+				stack = append(stack, node{kids.Index(i), n.depth + 1})
+			}
+		}
+	}
+	return out
+}
+
+// checkContent inflates a page's content streams once, counting the bytes
+// against the document's inflation limit, before the interpreter reads them
+// (the library inflates without a bound: a small stream may inflate to
+// gigabytes).
+func checkContent(ctx context.Context, contents pdf.Value, total *int64, max int64) error {
+	streams := []pdf.Value{contents}
+	if contents.Kind() == pdf.Array {
+		streams = streams[:0]
+		for i := 0; i < contents.Len(); i++ {
+			streams = append(streams, contents.Index(i))
+		}
+	}
+	buf := make([]byte, 64<<10)
+	for _, st := range streams {
+		rc := st.Reader()
+		for {
+			if err := ctx.Err(); err != nil {
+				rc.Close()
+				return err
+			}
+			n, err := rc.Read(buf)
+			if *total += int64(n); *total > max {
+				rc.Close()
+				return fmt.Errorf("%w: PDF content inflates beyond %d bytes", ErrHostile, max)
+			}
+			if err != nil {
+				rc.Close()
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return fmt.Errorf("%w: content stream: %v", ErrMalformed, err)
+			}
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/flate"
+	"compress/zlib"
 	"fmt"
 	"strings"
 
@@ -92,6 +93,38 @@ func PDF(content string) []byte {
 		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
 		fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(content), content),
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	return PDFObjects(objs, 1)
+}
+
+// PDFPages is a PDF with one page per text, all kids of one Pages node
+// (the flat tree most writers produce).
+func PDFPages(texts ...string) []byte {
+	kids := make([]string, len(texts))
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", ""}
+	for i, t := range texts {
+		page, content := len(objs)+1, len(objs)+2
+		kids[i] = fmt.Sprintf("%d 0 R", page)
+		c := "BT (" + t + ") Tj ET"
+		objs = append(objs, fmt.Sprintf("<< /Type /Page /Parent 2 0 R /Contents %d 0 R >>", content),
+			fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
+	}
+	objs[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), len(texts))
+	return PDFObjects(objs, 1)
+}
+
+// PDFFlate is a one-page PDF whose content stream is content compressed
+// with FlateDecode (zlib).
+func PDFFlate(content []byte) []byte {
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	_, _ = zw.Write(content)
+	_ = zw.Close()
+	objs := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		fmt.Sprintf("<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream", z.Len(), z.String()),
 	}
 	return PDFObjects(objs, 1)
 }
