@@ -47,7 +47,7 @@ func TestFileText(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := NewService(db, engine, ns, blobs, 64<<20, &memBin{}, nil)
-		ix := search.New(db, engine, ns.SlugPath)
+		ix := search.New(db, engine)
 		s.UseIndex(ix)
 		q := jobs.New(db)
 		s.UseTextExtraction(q, doctext.DefaultLimits())
