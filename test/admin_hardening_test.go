@@ -2,10 +2,12 @@ package test
 
 import (
 	"bytes"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"coreportal/test/kit"
@@ -78,4 +80,27 @@ func TestAdminHardeningAttachmentOneFile(t *testing.T) {
 			t.Fatalf("one upload: %d rows, %d -> %d blob files", len(atts), before, blobFiles())
 		}
 	})
+}
+
+// TestAdminHardeningThrottle: a 429 carries Retry-After equal to
+// details.retryAfterSeconds, and the sign-in throttle counts an IPv6 client
+// by its /64 (another address of the same /64 shares the budget, another
+// /64 does not).
+func TestAdminHardeningThrottle(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		_, _ = s.CreateUser(t, "sixfour", false)
+		for i := 0; i < 5; i++ {
+			loginFrom(t, s, fmt.Sprintf("2001:db8:aa:1::%x", i+1), "sixfour", "bad-password").Expect(t, 401)
+		}
+		r := loginFrom(t, s, "2001:db8:aa:1:ffff:ffff:ffff:fffe", "sixfour", "password-sixfour").Expect(t, 429, "RATE_LIMITED")
+		secs, _ := r.Error.Details["retryAfterSeconds"].(float64)
+		if ra := r.Header.Get("Retry-After"); secs < 1 || ra != strconv.Itoa(int(secs)) {
+			t.Fatalf("Retry-After %q, details.retryAfterSeconds %v", ra, secs)
+		}
+		// another /64, and IPv4, keep their own budget
+		loginFrom(t, s, "2001:db8:aa:2::1", "sixfour", "password-sixfour").Expect(t, 200)
+		loginFrom(t, s, "203.0.113.9", "sixfour", "password-sixfour").Expect(t, 200)
+		// a success elsewhere does not lift the pair's lock on the first /64
+		loginFrom(t, s, "2001:db8:aa:1::99", "sixfour", "password-sixfour").Expect(t, 429, "RATE_LIMITED")
+	}, "CORE_TRUSTED_PROXIES=127.0.0.1")
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"math"
+	"net/netip"
 	"strings"
 	"time"
 
@@ -57,9 +58,27 @@ func throttled(retry time.Duration) error {
 	return fault.New(fault.CodeRateLimited, "too many failed sign-in attempts; try again later").With("retryAfterSeconds", max(1, secs))
 }
 
+// AddressKey is the client address as the throttle counts it: an IPv6
+// address by its /64 (one subscriber or host is normally given a whole /64,
+// so counting single addresses would hand a guesser 2^64 fresh budgets), an
+// IPv4-mapped IPv6 address as IPv4, anything else (IPv4, not an address)
+// as it is.
+func AddressKey(address string) string {
+	a, err := netip.ParseAddr(strings.TrimSpace(address))
+	if err != nil {
+		return address
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+}
+
 // Begin admits an attempt of login from address, or answers 429 RATE_LIMITED.
 func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, error) {
 	login = strings.ToLower(strings.TrimSpace(login))
+	address = AddressKey(address)
 	now := t.now()
 	ms := now.UnixMilli()
 	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login,

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -30,6 +32,28 @@ type APIError struct {
 
 func (e *APIError) Error() string  { return e.Err.Message }
 func (e *APIError) GetStatus() int { return e.status }
+
+// GetHeaders (huma.HeadersError) gives a 429 whose details name
+// retryAfterSeconds the matching Retry-After header (RFC 9110 10.2.3).
+func (e *APIError) GetHeaders() http.Header {
+	h := http.Header{}
+	if e.status != http.StatusTooManyRequests {
+		return h
+	}
+	var secs int64
+	switch v := e.Err.Details["retryAfterSeconds"].(type) {
+	case int:
+		secs = int64(v)
+	case int64:
+		secs = v
+	case float64:
+		secs = int64(math.Ceil(v))
+	}
+	if secs > 0 {
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
+	return h
+}
 
 var statusOf = map[fault.Code]int{
 	fault.CodeValidation:   http.StatusBadRequest,
@@ -190,5 +214,8 @@ func init() {
 // WriteError writes err as an envelope outside Huma (plain net/http handlers).
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := FromError(r.Context(), err)
+	for k, v := range ae.GetHeaders() {
+		w.Header()[k] = v
+	}
 	writeJSON(w, ae.status, ae)
 }
