@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +40,11 @@ func adhoc(ctx context.Context, e *env, seconds, clients int) error {
 		return err
 	}
 	fmt.Printf("item table (with its indexes): %s\n", table)
+	plain, err := plainSize(ctx, e, listID)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("plain typed-column table of the same values (id + one column per field, no indexes): %s\n", plain)
 	// one answer's size
 	items, meta, err := e.svc.ListItems(ctx, e.reader, listID, lists.ListParams{Page: 1, Limit: 50, Filter: filter(rand.New(rand.NewPCG(1, 1))), Sort: "at:desc"})
 	if err != nil {
@@ -116,3 +123,58 @@ func tableSize(ctx context.Context, e *env, listID string) (string, error) {
 	}
 	return fmt.Sprintf("table %.1f MiB, with indexes %.1f MiB", float64(heap)/(1<<20), float64(total)/(1<<20)), nil
 }
+
+// plainSize copies the item number and the value column of every field
+// (f_<n>, no shadow or system columns) into a scratch table, measures it
+// like tableSize and drops it: the reference for the lean-row target
+// (item table at most 1.5x this).
+func plainSize(ctx context.Context, e *env, listID string) (string, error) {
+	var table string
+	if err := e.db.Q(ctx).QueryRowContext(ctx, "SELECT table_name FROM lists WHERE id = ?", listID).Scan(&table); err != nil {
+		return "", err
+	}
+	q := "SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position"
+	if e.db.Dialect == store.SQLite {
+		q = "SELECT name FROM pragma_table_info(?) ORDER BY cid"
+	}
+	rows, err := e.db.Q(ctx).QueryContext(ctx, q, table)
+	if err != nil {
+		return "", err
+	}
+	cols := []string{"id"}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			rows.Close()
+			return "", err
+		}
+		if plainCol.MatchString(c) {
+			cols = append(cols, c)
+		}
+	}
+	rows.Close()
+	scratch := "bench_plain_" + table[3:]
+	w := e.db.W(ctx)
+	if _, err := w.ExecContext(ctx, "DROP TABLE IF EXISTS "+scratch); err != nil {
+		return "", err
+	}
+	if _, err := w.ExecContext(ctx, "CREATE TABLE "+scratch+" AS SELECT "+strings.Join(cols, ", ")+" FROM "+table); err != nil {
+		return "", err
+	}
+	defer func() { _, _ = w.ExecContext(ctx, "DROP TABLE IF EXISTS "+scratch) }()
+	var heap int64
+	if e.db.Dialect == store.Postgres {
+		if _, err := w.ExecContext(ctx, "VACUUM ANALYZE "+scratch); err != nil {
+			return "", err
+		}
+		err = e.db.Q(ctx).QueryRowContext(ctx, "SELECT pg_table_size(?::regclass)", scratch).Scan(&heap)
+	} else {
+		err = e.db.Q(ctx).QueryRowContext(ctx, "SELECT coalesce(sum(pgsize), 0) FROM dbstat WHERE name = ?", scratch).Scan(&heap)
+	}
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%.1f MiB", float64(heap)/(1<<20)), nil
+}
+
+var plainCol = regexp.MustCompile(`^f_[0-9]+$`)

@@ -54,9 +54,23 @@ type adhocIndexes struct {
 	wg       sync.WaitGroup
 }
 
+// One manager per database: services of the same process (the bench makes
+// one per request) must not race each other's builds of the same index.
+var (
+	adhocMu  sync.Mutex
+	adhocFor = map[*store.DB]*adhocIndexes{}
+)
+
 func newAdhocIndexes(db *store.DB) *adhocIndexes {
-	return &adhocIndexes{db: db, minItems: adhocMinItems, known: map[string]map[string]bool{},
+	adhocMu.Lock()
+	defer adhocMu.Unlock()
+	if a, ok := adhocFor[db]; ok {
+		return a
+	}
+	a := &adhocIndexes{db: db, minItems: adhocMinItems, known: map[string]map[string]bool{},
 		touched: map[string]time.Time{}, building: map[string]bool{}}
+	adhocFor[db] = a
+	return a
 }
 
 // adhocIndex is one wanted index.
@@ -151,7 +165,9 @@ func (a *adhocIndexes) present(ctx context.Context, table string) (map[string]bo
 	if ok {
 		return m, nil
 	}
-	q := "SELECT indexname FROM pg_indexes WHERE tablename = ?"
+	// PostgreSQL: valid indexes only (a failed concurrent build leaves an invalid one)
+	q := `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+		WHERE t.relname = ? AND t.relnamespace = current_schema()::regnamespace AND i.indisvalid`
 	if a.db.Dialect == store.SQLite {
 		q = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?"
 	}
@@ -286,11 +302,16 @@ func (a *adhocIndexes) build(listID, table string, w adhocIndex) {
 		return
 	}
 	start := time.Now()
+	if pg { // an invalid leftover of a failed concurrent build would make IF NOT EXISTS a no-op
+		var invalid bool
+		err := a.db.Q(ctx).QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+			WHERE c.relname = ? AND c.relnamespace = current_schema()::regnamespace AND NOT i.indisvalid)`, w.name).Scan(&invalid)
+		if err == nil && invalid {
+			_, _ = a.db.W(ctx).ExecContext(ctx, "DROP INDEX CONCURRENTLY IF EXISTS "+safeIdent(w.name))
+		}
+	}
 	if _, err := a.db.W(ctx).ExecContext(ctx, w.ddl(pg)); err != nil {
 		slog.WarnContext(ctx, "ad-hoc index", "index", w.name, "err", err)
-		if pg { // a failed concurrent build leaves an invalid index behind
-			_, _ = a.db.W(ctx).ExecContext(ctx, "DROP INDEX IF EXISTS "+safeIdent(w.name))
-		}
 		return
 	}
 	a.record(w.name, listID, time.Now())

@@ -191,8 +191,7 @@ func (s *Service) normaliseStored(ctx context.Context, sc *schema, old, f *field
 			return nil
 		}
 		it.Values[f.ID] = next
-		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next),
-			Search: searchText(newFields, it.Values)}
+		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Cells: field.MustOf(f).Cells(f, next)}
 		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
 			return err
 		}
@@ -221,9 +220,12 @@ func (s *Service) eachItemWith(ctx context.Context, sc *schema, fields []*field.
 	}
 }
 
-// dropFromSearch rewrites the search text of the items that have a value in
-// f without it, before f's columns go, so that q no longer finds them by it.
+// dropFromSearch re-indexes the items that have a value in f without it,
+// before f's columns go, so that q and search no longer find them by it.
 func (s *Service) dropFromSearch(ctx context.Context, sc *schema, f *field.Def) error {
+	if s.index == nil || !sc.list.SearchEnabled {
+		return nil
+	}
 	rest := make([]*field.Def, 0, len(sc.fields))
 	for _, x := range sc.fields {
 		if x.ID != f.ID {
@@ -232,10 +234,6 @@ func (s *Service) dropFromSearch(ctx context.Context, sc *schema, f *field.Def) 
 	}
 	s.itemsChanged(ctx, sc.list.ID)
 	return s.eachItemWith(ctx, sc, sc.fields, f, func(it *Item) error {
-		r := &row{Number: it.Number, UpdatedBy: it.UpdatedBy, UpdatedAt: it.UpdatedAt, Search: searchText(rest, it.Values)}
-		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
-			return err
-		}
 		return s.indexItem(ctx, sc, rest, it)
 	})
 }
@@ -266,9 +264,4 @@ func (s *Service) DeleteField(ctx context.Context, p *auth.Principal, listID, fi
 		}
 		return s.st.dropColumns(ctx, sc.list, f)
 	})
-}
-
-// searchText is the lower-cased text that q matches.
-func searchText(fields []*field.Def, values map[string]any) string {
-	return field.Lower(fieldsText(fields, values))
 }

@@ -174,7 +174,7 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 	}
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		r := &row{GUID: it.GUID, CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now, Inherits: true,
-			Search: searchText(sc.fields, it.Values), Cells: cells(sc, it.Values, nil)}
+			Cells: cells(sc, it.Values, nil)}
 		n, err := s.st.insertItem(ctx, sc.list, r)
 		if err != nil {
 			return err
@@ -285,7 +285,7 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		return nil, err
 	}
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		r := &row{Number: it.Number, UpdatedBy: p.UserID, UpdatedAt: it.UpdatedAt, Search: searchText(sc.fields, it.Values),
+		r := &row{Number: it.Number, UpdatedBy: p.UserID, UpdatedAt: it.UpdatedAt,
 			Cells: cells(sc, it.Values, vals)}
 		if err := s.st.updateItem(ctx, sc.list, r); err != nil {
 			return err

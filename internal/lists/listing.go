@@ -191,8 +191,9 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 		args = append(args, userArgs...)
 	}
 	if q != "" {
-		where = append(where, "search_text LIKE ? ESCAPE '\\'")
-		args = append(args, "%"+likeEscape(field.Lower(q))+"%")
+		cond, qargs := s.qCondition(sc, q)
+		where = append(where, cond)
+		args = append(args, qargs...)
 	}
 	table := safeIdent(sc.list.Table)
 	whereSQL := strings.Join(where, " AND ")

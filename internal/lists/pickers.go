@@ -179,8 +179,9 @@ func (s *Service) LookupOptions(ctx context.Context, p *auth.Principal, listID, 
 	}
 	where := vis
 	if q = strings.TrimSpace(q); q != "" {
-		where += " AND search_text LIKE ? ESCAPE '\\'"
-		args = append(args, "%"+likeEscape(field.Lower(q))+"%")
+		cond, qargs := s.qCondition(target, q)
+		where += " AND " + cond
+		args = append(args, qargs...)
 	}
 	order, _ := queryOrder(df)
 	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+itemSelect(target.fields)+" FROM "+safeIdent(target.list.Table)+

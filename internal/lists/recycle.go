@@ -216,7 +216,7 @@ func (s *Service) RestoreItem(ctx context.Context, payload json.RawMessage) erro
 		vals[f.ID] = it.FieldValues[f.ID]
 	}
 	r := &row{Number: it.ID, GUID: it.GUID, CreatedBy: it.CreatedBy, UpdatedBy: it.UpdatedBy, CreatedAt: it.CreatedAt,
-		UpdatedAt: it.UpdatedAt, Inherits: it.Inherits, Search: searchText(sc.fields, vals), Cells: cells(sc, vals, nil)}
+		UpdatedAt: it.UpdatedAt, Inherits: it.Inherits, Cells: cells(sc, vals, nil)}
 	_, err = s.st.insertItem(ctx, sc.list, r)
 	s.itemsChanged(ctx, sc.list.ID)
 	if store.IsUnique(err) {

@@ -31,10 +31,17 @@ func (s *Service) SeedItems(ctx context.Context, p *auth.Principal, listID strin
 			vals[f.ID] = field.Subject{PrincipalType: "user", ID: p.UserID, Display: p.DisplayName}
 		}
 		batch = append(batch, &row{GUID: newKey(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
-			Inherits: true, Search: searchText(sc.fields, vals), Cells: cells(sc, vals, nil)})
+			Inherits: true, Cells: cells(sc, vals, nil)})
 	}
 	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		var last int64
+		if err := s.db.W(ctx).QueryRowContext(ctx, "SELECT coalesce(max(id), 0) FROM "+safeIdent(sc.list.Table)).Scan(&last); err != nil {
+			return fmt.Errorf("seed items: %w", err)
+		}
 		if err := s.st.insertItems(ctx, sc.list, batch); err != nil {
+			return err
+		}
+		if err := s.indexSince(ctx, sc, last); err != nil {
 			return err
 		}
 		s.itemsChanged(ctx, sc.list.ID)
@@ -54,7 +61,7 @@ func (s *Store) insertItems(ctx context.Context, l *List, rows []*row) error {
 		return nil
 	}
 	keys := sortedKeys(rows[0].Cells)
-	cols := append([]string{"guid", "created_by", "updated_by", "created_at", "updated_at", "inherits_permissions", "search_text"}, keys...)
+	cols := append([]string{"guid", "created_by", "updated_by", "created_at", "updated_at", "inherits_permissions"}, keys...)
 	for _, c := range keys {
 		safeIdent(c)
 	}
@@ -64,7 +71,7 @@ func (s *Store) insertItems(ctx context.Context, l *List, rows []*row) error {
 		q := "INSERT INTO " + safeIdent(l.Table) + " (" + strings.Join(cols, ", ") + ") VALUES " + store.Tuples(end-start, len(cols))
 		args := make([]any, 0, (end-start)*len(cols))
 		for _, r := range rows[start:end] {
-			args = append(args, r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits, r.Search)
+			args = append(args, r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits)
 			for _, k := range keys {
 				args = append(args, r.Cells[k])
 			}
@@ -74,4 +81,26 @@ func (s *Store) insertItems(ctx context.Context, l *List, rows []*row) error {
 		}
 	}
 	return nil
+}
+
+// indexSince indexes the items numbered after last (seeded without entries).
+func (s *Service) indexSince(ctx context.Context, sc *schema, last int64) error {
+	if s.index == nil || !sc.list.SearchEnabled {
+		return nil
+	}
+	for {
+		items, err := s.st.itemsAfter(ctx, sc.list, sc.fields, "id", last, normaliseBatch)
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			last = it.Number
+			if err := s.indexItem(ctx, sc, sc.fields, it); err != nil {
+				return err
+			}
+		}
+		if len(items) < normaliseBatch {
+			return nil
+		}
+	}
 }

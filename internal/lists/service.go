@@ -133,6 +133,7 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	}
 	sc := newSchema(l, fields)
 	if !inTx { // never keep what a transaction has not committed yet
+		s.leanTable(ctx, sc)
 		s.schemas.put(sc, gen)
 	}
 	return sc, nil

@@ -61,8 +61,7 @@ func (s *Store) createItemTable(ctx context.Context, l *List, fields []*field.De
 		"guid " + idType(d) + " NOT NULL UNIQUE",
 		"created_by " + idType(d), "updated_by " + idType(d),
 		"created_at " + tsType(d) + " NOT NULL", "updated_at " + tsType(d) + " NOT NULL",
-		"inherits_permissions BOOLEAN NOT NULL DEFAULT TRUE",
-		"search_text TEXT NOT NULL DEFAULT ''"}
+		"inherits_permissions BOOLEAN NOT NULL DEFAULT TRUE"}
 	for _, f := range fields {
 		if f.Col == 0 {
 			continue
@@ -262,7 +261,6 @@ type row struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Inherits  bool
-	Search    string
 	Cells     field.Cells
 }
 
@@ -283,8 +281,8 @@ func sortedKeys(c field.Cells) []string {
 }
 
 func (s *Store) insertItem(ctx context.Context, l *List, r *row) (int64, error) {
-	cols := []string{"guid", "created_by", "updated_by", "created_at", "updated_at", "inherits_permissions", "search_text"}
-	args := []any{r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits, r.Search}
+	cols := []string{"guid", "created_by", "updated_by", "created_at", "updated_at", "inherits_permissions"}
+	args := []any{r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits}
 	if r.Number > 0 {
 		cols = append(cols, "id")
 		args = append(args, r.Number)
@@ -308,8 +306,8 @@ func (s *Store) insertItem(ctx context.Context, l *List, r *row) (int64, error) 
 }
 
 func (s *Store) updateItem(ctx context.Context, l *List, r *row) error {
-	sets := []string{"updated_by = ?", "updated_at = ?", "search_text = ?"}
-	args := []any{nullID(r.UpdatedBy), stamp(r.UpdatedAt), r.Search}
+	sets := []string{"updated_by = ?", "updated_at = ?"}
+	args := []any{nullID(r.UpdatedBy), stamp(r.UpdatedAt)}
 	for _, k := range sortedKeys(r.Cells) {
 		sets = append(sets, safeIdent(k)+" = ?")
 		args = append(args, r.Cells[k])

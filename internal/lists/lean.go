@@ -1,0 +1,104 @@
+package lists
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"coreportal/internal/field"
+	"coreportal/internal/search"
+	"coreportal/internal/store"
+)
+
+// qCondition is the SQL condition of a listing's q: the items whose text
+// contains q, case-insensitively. Searchable lists ask the search index (its
+// entries of the list's items carry the display text of every field, kept in
+// step in the saving transaction); a list with searchEnabled=false has no
+// entries, so q compares its text columns (lower-cased) directly.
+func (s *Service) qCondition(sc *schema, q string) (string, []any) {
+	if s.index != nil && sc.list.SearchEnabled {
+		return search.ItemsMatching(sc.list.ID, q)
+	}
+	p := "%" + likeEscape(field.Lower(q)) + "%"
+	var parts []string
+	var args []any
+	for _, f := range sc.fields {
+		if f.Col == 0 || f.ColName != "" {
+			continue
+		}
+		switch f.Type {
+		case field.Text, field.MultilineText, field.HTMLText, field.Choice, field.Lookup, field.Person, field.Link:
+			parts = append(parts, safeIdent(f.CI())+" LIKE ? ESCAPE '\\'")
+			args = append(args, p)
+		}
+	}
+	if len(parts) == 0 {
+		return "1 = 0", nil
+	}
+	return "(" + strings.Join(parts, " OR ") + ")", args
+}
+
+// leanDone remembers the item tables already checked by leanTable.
+var leanDone sync.Map
+
+// leanTable migrates an item table made before rows were lean, in place, on
+// the first load of its list: the search_text copy goes (q reads the search
+// index; the list's entries are rebuilt once so that none is missing). It
+// runs outside transactions; a failure is logged and tried again on a later
+// load (the column has a default, so writes without it still work).
+func (s *Service) leanTable(ctx context.Context, sc *schema) {
+	if store.InTransaction(ctx) {
+		return
+	}
+	key := s.db.Dialect.String() + "/" + sc.list.Table
+	if _, done := leanDone.Load(key); done {
+		return
+	}
+	has, err := s.st.hasColumn(ctx, sc.list.Table, "search_text")
+	if err != nil {
+		slog.WarnContext(ctx, "lean item table", "list", sc.list.ID, "err", err)
+		return
+	}
+	if has {
+		if s.index != nil && sc.list.SearchEnabled {
+			if err := s.completeIndex(ctx, sc); err != nil {
+				slog.WarnContext(ctx, "lean item table: index the list's items", "list", sc.list.ID, "err", err)
+				return
+			}
+		}
+		if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+safeIdent(sc.list.Table)+" DROP COLUMN search_text"); err != nil {
+			slog.WarnContext(ctx, "lean item table: drop search_text", "list", sc.list.ID, "err", err)
+			return
+		}
+		slog.InfoContext(ctx, "item table migrated: search_text dropped", "list", sc.list.ID)
+	}
+	leanDone.Store(key, true)
+}
+
+// completeIndex rebuilds a list's index entries when some of its items have none.
+func (s *Service) completeIndex(ctx context.Context, sc *schema) error {
+	var entries int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, search.ItemEntriesCount, sc.list.ID).Scan(&entries); err != nil {
+		return fmt.Errorf("index entries of list %s: %w", sc.list.ID, err)
+	}
+	n, err := s.itemCount(ctx, sc.list)
+	if err != nil || n == entries {
+		return err
+	}
+	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error { return s.reindexList(ctx, sc) })
+}
+
+// hasColumn reports whether a table has a column.
+func (s *Store) hasColumn(ctx context.Context, table, col string) (bool, error) {
+	q := "SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ? AND column_name = ?"
+	if s.db.Dialect == store.SQLite {
+		q = "SELECT count(*) FROM pragma_table_info(?) WHERE name = ?"
+	}
+	var n int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, q, table, col).Scan(&n); err != nil {
+		return false, fmt.Errorf("columns of %s: %w", table, err)
+	}
+	return n > 0, nil
+}
