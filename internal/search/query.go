@@ -87,34 +87,154 @@ func (s *indexStore) search(ctx context.Context, q query) ([]hit, int, error) {
 		where += f
 		args = append(args, a...)
 	}
-	// the score is computed in a subquery: SQLite's bm25 cannot sit beside a window function
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, type, node_id, container_id, number, slug, title, body, updated_at, score, count(*) OVER ()
-		FROM (SELECT e.id, e.type, e.node_id, e.container_id, COALESCE(e.number, 0) AS number, e.slug, e.title, e.body, e.updated_at,
-		`+score+` AS score `+from+where+`) m ORDER BY score DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
-		append(args, q.limit, q.offset)...)
+	if !s.pg() || !boundedRanking {
+		return s.rankAll(ctx, from+where, score, args, q)
+	}
+	var total int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) "+from+where, args...).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("count search: %w", err)
+	}
+	if total == 0 || q.offset >= total {
+		return nil, total, nil
+	}
+	// Relevance is computed for at most rankCandidates entries: all matches
+	// when there are that few, else the newest rankCandidates, which come
+	// first; older matches follow newest first (score 0). Every pass reads
+	// only narrow columns (on SQLite from a covering index); the texts are
+	// read for the page only.
+	rankFrom := from + where
+	if total > rankCandidates {
+		if s.pg() {
+			rankFrom = from + where + " AND e.id IN (SELECT e.id " + from + where + " ORDER BY e.updated_at DESC, e.id DESC LIMIT ?)"
+		} else {
+			rankFrom = from + where + " AND e.seq IN (SELECT e.seq " + from + where + " ORDER BY e.updated_at DESC, e.id DESC LIMIT ?)"
+		}
+	}
+	var ids []string
+	scores := map[string]float64{}
+	if q.offset < rankCandidates {
+		rargs := args
+		if total > rankCandidates {
+			rargs = append(append(append([]any{}, args...), args...), rankCandidates)
+		}
+		rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, score FROM (SELECT e.id, e.updated_at, `+score+` AS score `+rankFrom+`) m
+			ORDER BY score DESC, updated_at DESC, id LIMIT ? OFFSET ?`, append(rargs, q.limit, q.offset)...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			var score float64
+			if err := rows.Scan(&id, &score); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("search: %w", err)
+			}
+			ids = append(ids, id)
+			scores[id] = score
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+	}
+	if rest := q.limit - len(ids); rest > 0 && total > rankCandidates {
+		// past the ranked candidates: the older matches, newest first
+		skip := rankCandidates + max(0, q.offset-rankCandidates)
+		rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT e.id "+from+where+" ORDER BY e.updated_at DESC, e.id DESC LIMIT ? OFFSET ?",
+			append(append([]any{}, args...), rest, skip)...)
+		if err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, 0, fmt.Errorf("search: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, 0, fmt.Errorf("search: %w", err)
+		}
+	}
+	out, err := s.hits(ctx, ids, scores)
+	return out, total, err
+}
+
+// rankCandidates bounds how many matches one search scores on PostgreSQL (see search).
+var rankCandidates = 1000
+
+// boundedRanking switches the bounded ranking on (PostgreSQL; SQLite always ranks every match).
+var boundedRanking = true
+
+// rankAll scores every match in one pass that also counts them (window
+// function) and reads only narrow columns (on SQLite from a covering index):
+// on SQLite one pass over the FTS5 matches costs less than the count, the
+// candidates and their ranking in three passes. The score is computed in a
+// subquery: SQLite's bm25 cannot sit beside a window function.
+func (s *indexStore) rankAll(ctx context.Context, fromWhere, score string, args []any, q query) ([]hit, int, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, score, count(*) OVER ()
+		FROM (SELECT e.id, e.updated_at, `+score+` AS score `+fromWhere+`) m ORDER BY score DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
+		append(append([]any{}, args...), q.limit, q.offset)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
-	var out []hit
+	var ids []string
+	scores := map[string]float64{}
 	total := 0
 	for rows.Next() {
-		var h hit
-		if err := rows.Scan(&h.ID, &h.Type, &h.NodeID, &h.ContainerID, &h.Number, &h.Slug, &h.Title, &h.Body, &h.UpdatedAt, &h.Score, &total); err != nil {
+		var id string
+		var sc float64
+		if err := rows.Scan(&id, &sc, &total); err != nil {
 			return nil, 0, fmt.Errorf("search: %w", err)
 		}
-		out = append(out, h)
+		ids = append(ids, id)
+		scores[id] = sc
 	}
 	if err := rows.Err(); err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
-	if len(out) == 0 && q.offset > 0 {
-		err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) "+from+where, args...).Scan(&total)
-		if err != nil {
+	if len(ids) == 0 && q.offset > 0 {
+		if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) "+fromWhere, args...).Scan(&total); err != nil {
 			return nil, 0, fmt.Errorf("count search: %w", err)
 		}
 	}
-	return out, total, nil
+	out, err := s.hits(ctx, ids, scores)
+	return out, total, err
+}
+
+// hits reads the entries of a result page, in the order of ids.
+func (s *indexStore) hits(ctx context.Context, ids []string, scores map[string]float64) ([]hit, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, type, node_id, container_id, COALESCE(number, 0), slug, title, body, updated_at
+		FROM search_entries WHERE id IN `+s.idList(), jsonIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("search page: %w", err)
+	}
+	defer rows.Close()
+	byID := make(map[string]hit, len(ids))
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.ID, &h.Type, &h.NodeID, &h.ContainerID, &h.Number, &h.Slug, &h.Title, &h.Body, &h.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("search page: %w", err)
+		}
+		byID[h.ID] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search page: %w", err)
+	}
+	out := make([]hit, 0, len(ids))
+	for _, id := range ids {
+		if h, ok := byID[id]; ok { // removed meanwhile: left out
+			h.Score = scores[id]
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 // nodePaths returns the slug path ("/a/b") of each node, in one query.

@@ -146,11 +146,12 @@ func (s *indexStore) putPG(ctx context.Context, es []*entry) error {
 		if i > 0 {
 			b.WriteString(", ")
 		}
+		// the russian configuration stems Cyrillic words with the russian
+		// Snowball stemmer and Latin ones with the english one (as SQLite's
+		// tokens do), so one pass per text serves both languages
 		b.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('english', ?), 'A') ||
-			setweight(to_tsvector('russian', ?), 'B') || setweight(to_tsvector('english', ?), 'B'))`)
-		title, body := fold(e.Title), fold(e.Body)
-		args = append(append(args, entryArgs(e)...), title, title, body, body)
+			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('russian', ?), 'B'))`)
+		args = append(append(args, entryArgs(e)...), fold(e.Title), fold(e.Body))
 	}
 	b.WriteString(` ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
 		number = EXCLUDED.number, boundary = EXCLUDED.boundary, slug = EXCLUDED.slug, title = EXCLUDED.title, body = EXCLUDED.body,

@@ -343,3 +343,47 @@ func TestCrawlReportsProgressAndResumes(t *testing.T) {
 		}
 	})
 }
+
+// TestBoundedRanking: with more matches than rankCandidates, the newest
+// candidates come first by relevance, the older ones follow newest first;
+// total is exact and paging covers every match once.
+func TestBoundedRanking(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		defer func(n int) { rankCandidates = n }(rankCandidates)
+		f := newFixture(t, db)
+		nodeID := f.node("", "n")
+		listID := uuid.NewString()
+		list := f.object(acl.List, acl.Ref{Type: acl.Node, ID: nodeID}, Doc{Type: TypeList, ID: listID, NodeID: nodeID, ContainerID: listID, Slug: "l", Title: "list"})
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range 7 {
+			title := fmt.Sprintf("heron %d", i)
+			if i == 5 {
+				title = "heron bird 5" // both words in the title: the most relevant of the newest three
+			}
+			f.object(acl.ListItem, list, Doc{Type: TypeItem, ID: uuid.NewString(), NodeID: nodeID, ContainerID: listID, Slug: "l",
+				Number: int64(i + 1), Title: title, Body: "bird", UpdatedAt: base.Add(time.Duration(i) * time.Hour)})
+		}
+		for i := range 12 { // entries without the words: BM25 needs them for a positive IDF
+			f.object(acl.ListItem, list, Doc{Type: TypeItem, ID: uuid.NewString(), NodeID: nodeID, ContainerID: listID, Slug: "l",
+				Number: int64(100 + i), Title: "sparrow", Body: "seed"})
+		}
+		f.grant(acl.Ref{Type: acl.Node, ID: nodeID}, acl.View)
+		rankCandidates = 3
+		var got []string
+		for page := 1; page <= 4; page++ {
+			hits, total, err := f.svc.Search(context.Background(), f.reader, Request{Q: "heron bird", Page: page, Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != 7 {
+				t.Fatalf("total %d", total)
+			}
+			for _, h := range hits {
+				got = append(got, h.Title[len(h.Title)-1:])
+			}
+		}
+		if want := []string{"5", "6", "4", "3", "2", "1", "0"}; !slices.Equal(got, want) {
+			t.Fatalf("order %v, want %v", got, want)
+		}
+	})
+}
