@@ -43,12 +43,12 @@ func (s *Service) UseTextExtraction(q *jobs.Queue, lim doctext.Limits) {
 
 // queueText enqueues the extraction of f's current version in the
 // transaction of ctx, for files of a format with text.
-func (s *Service) queueText(ctx context.Context, f *File) error {
+func (s *Service) queueText(ctx context.Context, f *File, opts ...jobs.Option) error {
 	if s.jobs == nil || f.IsFolder || doctext.Format(f.Name, f.MimeType) == "" {
 		return nil
 	}
 	_, err := s.jobs.Enqueue(ctx, JobExtractText, textJob{LibraryID: f.LibraryID, FileGUID: f.GUID, VersionID: f.VersionID, Name: f.Name},
-		jobs.MaxAttempts(3))
+		append([]jobs.Option{jobs.MaxAttempts(3)}, opts...)...)
 	if err != nil {
 		return fmt.Errorf("queue text extraction of %s: %w", f.GUID, err)
 	}
@@ -131,6 +131,23 @@ func (s *Service) extractText(ctx context.Context, j *jobs.Job) (any, error) {
 		return nil, jobs.Permanent(fmt.Errorf("text of %q not extracted (the file stays searchable by name): %w", f.Name, xerr))
 	}
 	return TextResult{Format: format, Chars: len(text)}, nil
+}
+
+// crawlTextGap spaces the extraction jobs the crawler queues (files
+// uploaded before extraction existed, or whose text was lost): the queue
+// runs jobs in run_at order, so a backlog of thousands released at 10 per
+// second never holds up a mail or an upload's own extraction queued later.
+const crawlTextGap = 100 * time.Millisecond
+
+// crawlTextSlot returns the run time of the next crawler-queued extraction.
+func (s *Service) crawlTextSlot() time.Time {
+	s.textMu.Lock()
+	defer s.textMu.Unlock()
+	if now := s.now(); s.textSlot.Before(now) {
+		s.textSlot = now
+	}
+	s.textSlot = s.textSlot.Add(crawlTextGap)
+	return s.textSlot
 }
 
 var errSuperseded = errors.New("libraries: file version superseded")

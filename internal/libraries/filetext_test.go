@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
@@ -160,7 +161,14 @@ func TestFileText(t *testing.T) {
 		if err != nil || len(pending) != 1 {
 			t.Fatalf("crawler queued %d jobs (want 1: the file without text; not the failed bomb) %v", len(pending), err)
 		}
+		if !pending[0].RunAt.After(time.Now()) {
+			t.Errorf("crawler-queued extraction due at once (%s), not spaced", pending[0].RunAt)
+		}
+		time.Sleep(time.Until(pending[0].RunAt) + 10*time.Millisecond)
 		runAll()
+		if v, err := s.st.textVersion(ctx, doc.GUID); err != nil || v == "" {
+			t.Fatalf("text not extracted again: %q %v", v, err)
+		}
 		if got := found("windmill"); len(got) != 1 {
 			t.Fatalf("windmill after re-extraction: %v", got)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
+	"coreportal/internal/jobs"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
@@ -146,7 +147,7 @@ func (s *Service) SearchLibrariesPage(ctx context.Context, after string, limit i
 	for i, f := range files {
 		t, done := texts[f.GUID]
 		if !done {
-			if err := s.queueText(ctx, f); err != nil {
+			if err := s.queueText(ctx, f, jobs.RunAt(s.crawlTextSlot())); err != nil {
 				return nil, "", err
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"coreportal/internal/acl"
@@ -61,6 +62,8 @@ type Service struct {
 
 	jobs       *jobs.Queue    // text extraction jobs, nil when not wired (filetext.go)
 	textLimits doctext.Limits // bounds of one extraction
+	textMu     sync.Mutex
+	textSlot   time.Time // run time of the last extraction the crawler queued
 }
 
 // NewService builds the libraries service and registers the file-number
