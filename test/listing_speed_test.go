@@ -128,6 +128,33 @@ func TestListingSpeed(t *testing.T) {
 			}
 		})
 
+		t.Run("q with and without the search index", func(t *testing.T) {
+			g := newListFixture(t, s, "speed-q")
+			g.addField(t, "note", "multiline_text", nil)
+			g.create(t, a, map[string]any{"title": "Ёлка", "note": "Зелёная ПРОСЬБА"})
+			g.create(t, a, map[string]any{"title": "Plain 100%", "note": "under_score"})
+			g.create(t, a, map[string]any{"title": "Other"})
+			check := func(mode string) {
+				t.Helper()
+				for q, want := range map[string][]string{"ёлк": {"Ёлка"}, "ЗЕЛЁН": {"Ёлка"}, "зелен": {}, "просьба": {"Ёлка"},
+					"100%": {"Plain 100%"}, "r_s": {"Plain 100%"}, "0%P": {}, "PLA": {"Plain 100%"}, "ther": {"Other"}} {
+					items, meta := g.list(t, a, map[string]string{"q": q, "sort": "id:asc"})
+					if got := g.titles(items); fmt.Sprint(got) != fmt.Sprint(want) || meta["total"].(float64) != float64(len(want)) {
+						t.Errorf("%s q=%s: %q total %v, want %q", mode, q, got, meta["total"], want)
+					}
+				}
+			}
+			check("index")
+			a.Do(t, "PATCH", g.path(""), map[string]any{"searchEnabled": false}).Expect(t, 200)
+			check("columns")
+			a.Do(t, "PATCH", g.path(""), map[string]any{"searchEnabled": true}).Expect(t, 200)
+			check("index rebuilt")
+			a.Do(t, "PATCH", g.path("/items/3"), map[string]any{"fieldValues": map[string]any{"title": "Renamed"}}).Expect(t, 200)
+			if items, _ := g.list(t, a, map[string]string{"q": "renam"}); fmt.Sprint(g.titles(items)) != "[Renamed]" {
+				t.Fatalf("q after an edit: %q", g.titles(items))
+			}
+		})
+
 		t.Run("If-None-Match answers 304", func(t *testing.T) {
 			first := a.Do(t, "GET", path, nil).Expect(t, 200)
 			tag := first.Header.Get("ETag")
