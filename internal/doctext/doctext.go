@@ -85,7 +85,12 @@ func Format(name, mimeType string) string {
 // Extract returns the text of the document r (size bytes) named name with
 // type mimeType, within lim. Errors wrap ErrUnsupported, ErrTooLarge,
 // ErrHostile, ErrMalformed or the context's error (time limit).
-func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType string, lim Limits) (string, error) {
+func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType string, lim Limits) (_ string, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a parser bug on odd input fails this file only
+			err = fmt.Errorf("%w: parser panicked: %v", ErrMalformed, p)
+		}
+	}()
 	f := Format(name, mimeType)
 	if f == "" {
 		return "", fmt.Errorf("%w: %s", ErrUnsupported, name)
@@ -100,7 +105,6 @@ func Extract(ctx context.Context, r io.ReaderAt, size int64, name, mimeType stri
 	}
 	out := newText(lim.MaxText)
 	ra := &guard{ctx: ctx, r: r, budget: 64*size + 512<<20}
-	var err error
 	switch f {
 	case Plain:
 		err = plainText(out, io.NewSectionReader(ra, 0, min(size, lim.MaxInput)))

@@ -85,6 +85,9 @@ func (s *Service) extractText(ctx context.Context, j *jobs.Job) (any, error) {
 	if errors.As(xerr, &blobErr) {
 		return nil, xerr // storage trouble: retried
 	}
+	if ctx.Err() != nil { // the job was stopped (shutdown, lease): retried, nothing recorded
+		return nil, fmt.Errorf("text extraction of %s interrupted: %w", f.GUID, ctx.Err())
+	}
 	msg := ""
 	if xerr != nil {
 		msg = xerr.Error()
