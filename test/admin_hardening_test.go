@@ -104,3 +104,33 @@ func TestAdminHardeningThrottle(t *testing.T) {
 		loginFrom(t, s, "2001:db8:aa:1::99", "sixfour", "password-sixfour").Expect(t, 429, "RATE_LIMITED")
 	}, "CORE_TRUSTED_PROXIES=127.0.0.1")
 }
+
+// TestAdminAuditAdminActions: the administration actions #14 lists that are
+// not service-config saves reach the audit log: the installed release
+// version (a setting kept outside the service configs) and emptying the
+// search index. (update.start is checked in TestUpdate, where a vendor exists.)
+func TestAdminAuditAdminActions(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		adm := s.Admin(t)
+		before := adm.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200).Map(t)["installedReleaseVersion"]
+		adm.Do(t, "PUT", "/admin/settings/release", map[string]any{"installedReleaseVersion": "7.8.9"}).Expect(t, 200)
+		rows, n := auditRows(t, adm, "?action=settings.update&resourceType=settings&resourceId=release")
+		if n != 1 {
+			t.Fatalf("release setting audited %d times", n)
+		}
+		d, _ := rows[0]["details"].(map[string]any)
+		b, _ := d["before"].(map[string]any)
+		a, _ := d["after"].(map[string]any)
+		if b["installedReleaseVersion"] != before || a["installedReleaseVersion"] != "7.8.9" {
+			t.Fatalf("release setting audit: %d %v", n, rows)
+		}
+		adm.Do(t, "PUT", "/admin/settings/release", map[string]any{"installedReleaseVersion": "not a version"}).Expect(t, 400, "VALIDATION_ERROR")
+		if _, n := auditRows(t, adm, "?action=settings.update&resourceId=release"); n != 1 {
+			t.Fatalf("a refused change was audited (%d rows)", n)
+		}
+		adm.Do(t, "POST", "/admin/search/clear", nil).Expect(t, 200)
+		if _, n := auditRows(t, adm, "?action=search.clear&resourceType=search"); n != 1 {
+			t.Fatalf("search clear audited %d times", n)
+		}
+	})
+}

@@ -85,6 +85,9 @@ func TestUpdateRunner(t *testing.T) {
 				t.Helper()
 				vendor.set(mode, "2.0.0", pkg)
 				j := admin.Do(t, "POST", "/admin/update/start", nil).Expect(t, 202).Map(t)
+				if _, n := auditRows(t, admin, "?action=update.start&resourceId="+j["id"].(string)); n != 1 {
+					t.Fatalf("update start audited %d times", n)
+				}
 				if j["status"] != "queued" || j["phase"] != "queued" || j["fromVersion"] != oldRelease || j["toVersion"] != "2.0.0" || j["channel"] != "stable" {
 					t.Fatalf("queued job %v", j)
 				}

@@ -47,6 +47,8 @@ const (
 	BackupDelete  = "backup.delete"
 	LogPurge      = "applog.purge"
 	LogClear      = "applog.clear"
+	UpdateStart   = "update.start"
+	SearchClear   = "search.clear"
 )
 
 // Entry is one audit record as a capability describes it.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/web"
 )
@@ -49,7 +50,13 @@ its first non-empty line) when it exists, else from the database (the assembly v
 	op.Description += ` Allowed only when no RELEASE file is found (409 CONFLICT otherwise). The version must be a semantic
 version such as 1.4.2 (400 otherwise).`
 	web.Register(api, op, func(ctx context.Context, in *struct{ Body SetReleaseBody }) (*web.Out[ReleaseSettings], error) {
-		return web.Reply(h.svc.SetInstalled(ctx, in.Body.InstalledReleaseVersion))
+		before, _ := h.svc.ReleaseSettings(ctx)
+		after, err := h.svc.SetInstalled(ctx, in.Body.InstalledReleaseVersion)
+		if err == nil {
+			audit.Record(ctx, audit.Entry{Action: audit.SettingsSave, ResourceType: "settings", ResourceID: "release",
+				Before: map[string]any{"installedReleaseVersion": before.InstalledReleaseVersion}, After: map[string]any{"installedReleaseVersion": after.InstalledReleaseVersion}})
+		}
+		return web.Reply(after, err)
 	})
 
 	op = web.Op(http.MethodPost, "/admin/update/check", "checkUpdate", "Check for updates", web.Admin, tag)
@@ -79,7 +86,12 @@ service restarts.`
 		if p := auth.FromContext(ctx); p != nil {
 			actor = p.UserID
 		}
-		return web.ReplyAccepted(h.svc.Start(ctx, actor))
+		j, err := h.svc.Start(ctx, actor)
+		if err == nil {
+			audit.Record(ctx, audit.Entry{Action: audit.UpdateStart, ResourceType: "update", ResourceID: j.ID,
+				Details: map[string]any{"fromVersion": j.FromVersion, "toVersion": j.ToVersion, "channel": j.Channel}})
+		}
+		return web.ReplyAccepted(j, err)
 	})
 
 	web.Register(api, web.Op(http.MethodGet, "/admin/update/jobs/{id}", "getUpdateJob", "One update job", web.Admin, tag),

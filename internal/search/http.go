@@ -6,6 +6,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/web"
 )
@@ -67,5 +68,8 @@ type IndexClearResult struct {
 
 func (h *Handler) clear(ctx context.Context, _ *struct{}) (*web.Out[IndexClearResult], error) {
 	n, err := h.svc.Clear(ctx)
+	if err == nil {
+		audit.Record(ctx, audit.Entry{Action: audit.SearchClear, ResourceType: "search", Details: map[string]any{"total": n}})
+	}
 	return web.Reply(IndexClearResult{Total: n}, err)
 }
