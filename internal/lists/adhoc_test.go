@@ -4,8 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	"coreportal/internal/field"
+	"coreportal/internal/query"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
 )
@@ -83,6 +87,10 @@ func TestAdhocIndexesAndOnePassTotals(t *testing.T) {
 		if err := db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM list_adhoc_indexes WHERE list_id = ?", l.ID).Scan(&n); err != nil || n < 2 {
 			t.Fatalf("recorded ad-hoc indexes: %d %v", n, err)
 		}
+		code, _ := sc.resolve("code")
+		if got := f.svc.adhoc.has(ctx, sc.list.Table, trigramIndexWanted(sc.list, code.CI())); got != (db.Dialect == store.Postgres) {
+			t.Fatalf("trigram index for contains of 3+ characters: %v on %s", got, db.Dialect)
+		}
 		after := pages() // page walk of the index plus a count
 		if fmt.Sprint(before) != fmt.Sprint(after) || len(before) != want {
 			t.Fatalf("pages differ with the index:\n%v\n%v", before, after)
@@ -90,6 +98,19 @@ func TestAdhocIndexesAndOnePassTotals(t *testing.T) {
 		if items, meta := list(50); len(items) != 0 || meta.Total != want {
 			t.Fatalf("past the end: %d items, total %d", len(items), meta.Total)
 		}
+		// an index not wanted for 30 days is dropped by the sweep
+		name := sortIndexWanted(sc.list, amount.Column(), true).name
+		if _, err := db.W(ctx).ExecContext(ctx, "UPDATE list_adhoc_indexes SET last_used_at = ? WHERE name = ?", time.Now().Add(-31*24*time.Hour).UTC(), name); err != nil {
+			t.Fatal(err)
+		}
+		f.svc.adhoc.sweep()
+		if f.svc.adhoc.has(ctx, sc.list.Table, sortIndexWanted(sc.list, amount.Column(), true)) {
+			t.Fatal("unused ad-hoc index kept")
+		}
+		if items, meta := list(2); len(items) != 3 || meta.Total != want {
+			t.Fatalf("after the sweep: %d items, total %d", len(items), meta.Total)
+		}
+		f.svc.adhoc.wait()
 		// dropping the field drops its ad-hoc indexes (SQLite refuses to drop indexed columns)
 		if err := f.svc.DeleteField(ctx, f.admin, l.ID, amount.ID); err != nil {
 			t.Fatal(err)
@@ -104,4 +125,53 @@ func mustLoad(t *testing.T, s *Service, id string) *schema {
 		t.Fatal(err)
 	}
 	return sc
+}
+
+// wantedIndexes: which conditions and sorts ask for which index.
+func TestWantedIndexes(t *testing.T) {
+	l := &List{ID: "00000000-0000-0000-0000-000000000001", Table: tableName("00000000-0000-0000-0000-000000000001")}
+	defs := map[string]*field.Def{
+		"title":  {ID: "t", Type: field.Text, Col: 1},
+		"amount": {ID: "a", Type: field.Number, Col: 4},
+		"owner":  {ID: "o", Type: field.Person, Col: 5},
+		"id":     {ID: "id", Type: field.Number, Col: 0},
+	}
+	sc := &schema{list: l, byName: defs}
+	names := func(ws []adhocIndex) []string {
+		var out []string
+		for _, w := range ws {
+			out = append(out, strings.TrimPrefix(w.name, indexName(l, "")))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		sort   string
+		filter string
+		pg     bool
+		want   string
+	}{
+		{"amount:desc", "", false, "[f_4_xd]"},
+		{"title", "", false, "[f_1_ci_xa]"},
+		{"id:desc", "", false, "[]"},
+		{"", `{"conditions":[{"column":"amount","operator":"gte","value":1}]}`, false, "[f_4_xf]"},
+		{"", `{"conditions":[{"column":"title","operator":"startsWith","value":"ab"}]}`, false, "[f_1_ci_xf]"},
+		{"", `{"conditions":[{"column":"title","operator":"contains","value":"abc"}]}`, true, "[f_1_ci_xt]"},
+		{"", `{"conditions":[{"column":"title","operator":"contains","value":"abc"}]}`, false, "[]"},
+		{"", `{"conditions":[{"column":"title","operator":"contains","value":"ab"}]}`, true, "[]"},
+		{"", `{"conditions":[{"column":"owner","operator":"eq","value":"[Я]"}]}`, true, "[]"},
+		{"", `{"conditions":[{"column":"title","operator":"isEmpty"},{"column":"amount","operator":"ne","value":3}]}`, true, "[]"},
+	} {
+		keys, err := query.ParseSort("sort", tc.sort)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := query.ParseFilter("filter", tc.filter)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := names(wantedIndexes(sc, keys, fs, tc.pg))
+		if fmt.Sprint(got) != tc.want && !(len(got) == 0 && tc.want == "[]") {
+			t.Errorf("sort %q filter %s pg=%v: %v, want %s", tc.sort, tc.filter, tc.pg, got, tc.want)
+		}
+	}
 }
