@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"coreportal/test/kit"
@@ -132,5 +133,73 @@ func TestAdminAuditAdminActions(t *testing.T) {
 		if _, n := auditRows(t, adm, "?action=search.clear&resourceType=search"); n != 1 {
 			t.Fatalf("search clear audited %d times", n)
 		}
+	})
+}
+
+// TestAdminAuditCoverage walks the audit events #14 lists that no other
+// black-box test checks: item inheritance break and restore, password
+// resets (never the password), group create / update / members / delete,
+// recycle-bin restore and purge, a backup run and a backup deletion.
+func TestAdminAuditCoverage(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		adm := s.Admin(t)
+		expect := func(query string, want int) []map[string]any {
+			t.Helper()
+			rows, n := auditRows(t, adm, query)
+			if n != want {
+				t.Fatalf("audit %s: %d records, want %d: %v", query, n, want, rows)
+			}
+			return rows
+		}
+		// ACL inheritance of an item
+		f := newListFixture(t, s, "audited")
+		f.create(t, f.admin, map[string]any{"title": "one"})
+		f.create(t, f.admin, map[string]any{"title": "two"})
+		f.admin.Do(t, "PATCH", f.path("/items/1/permission-settings"), map[string]any{"inheritFromParent": false}).Expect(t, 200)
+		f.admin.Do(t, "PATCH", f.path("/items/1/permission-settings"), map[string]any{"inheritFromParent": true}).Expect(t, 200)
+		expect("?action=acl.break_inheritance", 1)
+		expect("?action=acl.restore_inheritance", 1)
+
+		// users and groups
+		_, uid := s.CreateUser(t, "audited-user", false)
+		adm.Do(t, "POST", "/admin/users/"+uid+"/reset-password", map[string]any{"password": "Another-pass-9137"}).Expect(t, 200)
+		if r := expect("?action=user.reset_password&resourceId="+uid, 1); strings.Contains(fmt.Sprint(r), "Another-pass-9137") {
+			t.Fatalf("the password reached the audit log: %v", r)
+		}
+		g := adm.Do(t, "POST", "/groups", map[string]any{"name": "Audited group"}).Expect(t, 201).Map(t)
+		gid := g["id"].(string)
+		adm.Do(t, "PATCH", "/groups/"+gid, map[string]any{"description": "changed"}).Expect(t, 200)
+		adm.Do(t, "POST", "/groups/"+gid+"/members", map[string]any{"userId": uid}).Expect(t, 200)
+		adm.Do(t, "DELETE", "/groups/"+gid+"/members/"+uid, nil).Expect(t, 200)
+		adm.Do(t, "DELETE", "/groups/"+gid, nil).Expect(t, 200)
+		expect("?action=group.create&resourceId="+gid, 1)
+		expect("?action=group.update&resourceId="+gid, 1)
+		expect("?action=group.members&resourceId="+gid, 2)
+		expect("?action=group.delete&resourceId="+gid, 1)
+
+		// recycle bin: delete (resource.delete), restore, delete again, purge
+		f.admin.Do(t, "DELETE", f.path("/items/1"), nil).Expect(t, 200)
+		f.admin.Do(t, "DELETE", f.path("/items/2"), nil).Expect(t, 200)
+		var bin []map[string]any
+		adm.Do(t, "GET", "/nodes/"+f.nodeID+"/recycle-bin", nil).Expect(t, 200).Into(t, &bin)
+		if len(bin) != 2 {
+			t.Fatalf("bin %v", bin)
+		}
+		expect("?action=resource.delete&resourceType=list_item", 2)
+		adm.Do(t, "POST", "/nodes/"+f.nodeID+"/recycle-bin/"+bin[0]["id"].(string)+"/restore", nil).Expect(t, 200)
+		adm.Do(t, "DELETE", "/nodes/"+f.nodeID+"/recycle-bin/"+bin[1]["id"].(string), nil).Expect(t, 200)
+		expect("?action=recyclebin.restore", 1)
+		expect("?action=recyclebin.purge", 1)
+
+		// backups: a run and a deletion
+		adm.Do(t, "PUT", "/admin/settings/backup", map[string]any{"path": t.TempDir(), "retentionCount": 0, "retentionDays": 0}).Expect(t, 200)
+		b := adm.Do(t, "POST", "/admin/backups", nil).Expect(t, 202).Map(t)
+		id := b["id"].(string)
+		if r := waitBackup(t, adm, id); r["status"] != "succeeded" {
+			t.Fatalf("backup %v", r)
+		}
+		expect("?action=backup.run&resourceId="+id, 1)
+		adm.Do(t, "DELETE", "/admin/backups/"+id, nil).Expect(t, 200)
+		expect("?action=backup.delete&resourceId="+id, 1)
 	})
 }
