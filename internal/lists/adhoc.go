@@ -212,7 +212,7 @@ func (a *adhocIndexes) has(ctx context.Context, table string, w adhocIndex) bool
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if m[w.name] {
+	if w.name != "" && m[w.name] {
 		return true
 	}
 	for _, n := range w.alt {

@@ -70,7 +70,7 @@ func TestAdhocIndexesAndOnePassTotals(t *testing.T) {
 			}
 			return got
 		}
-		if f.svc.orderIndexed(ctx, mustLoad(t, f.svc, l.ID), nil) != true {
+		if f.svc.orderIndexed(ctx, mustLoad(t, f.svc, l.ID), nil, true) != true {
 			t.Fatal("the item number orders by its primary key")
 		}
 		before := pages() // first listing: no index, one pass
