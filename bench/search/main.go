@@ -348,7 +348,9 @@ func main() {
 		defer pprof.StopCPUProfile()
 	}
 	ctx := context.Background()
-	e, err := open(ctx, *dsn, os.Args[1] != "create" || *index)
+	// seed inserts without indexing (SeedItems would index item by item) and
+	// then crawls, which writes the same entries in batches
+	e, err := open(ctx, *dsn, os.Args[1] != "seed" && (os.Args[1] != "create" || *index))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)

@@ -31,6 +31,35 @@ sales revenue profit expenses plan plans strategy risk risks release releases up
 security incident incidents request requests ticket tickets customer support onboarding handbook roadmap milestone
 `)
 
+// syllables build the long tail of the vocabulary (names, terms, codes):
+// real text has tens of thousands of distinct words, and a query word is
+// rarer the larger the vocabulary.
+var (
+	ruSyllables = strings.Fields("ка ро ми на ле то ва си по ду ре ко ла те ни мо ры жа лу за")
+	enSyllables = strings.Fields("ka ro mi na le to va si po du re ko la te ni mo ry ja lu za")
+)
+
+// tailWords is the size of the synthetic tail, after the business words.
+const tailWords = 30000
+
+func init() {
+	for i := 0; i < tailWords; i++ {
+		syl := ruSyllables
+		if i%3 == 2 {
+			syl = enSyllables
+		}
+		var b strings.Builder
+		for n := i + 1; n > 0 || b.Len() < 6; n /= len(syl) {
+			b.WriteString(syl[n%len(syl)])
+		}
+		vocabulary = append(vocabulary, b.String())
+	}
+}
+
+// business is how many real words lead the vocabulary (the queries draw from
+// them); package variables are set before init appends the tail.
+var business = len(vocabulary)
+
 // text draws n words.
 type textGen struct {
 	rng  *rand.Rand
@@ -55,13 +84,13 @@ func (g *textGen) words(n int) string {
 	return b.String()
 }
 
-// queryWords are two distinct words drawn uniformly from the vocabulary (so
-// that queries range from common to rare words, and vary: cold-ish).
+// queryWords are two distinct words drawn uniformly from the business words
+// (so that queries range from very common to rare words, and vary: cold-ish).
 func (g *textGen) queryWords() string {
-	a := vocabulary[g.rng.IntN(len(vocabulary))]
+	a := vocabulary[g.rng.IntN(business)]
 	b := a
 	for b == a {
-		b = vocabulary[g.rng.IntN(len(vocabulary))]
+		b = vocabulary[g.rng.IntN(business)]
 	}
 	return a + " " + b
 }

@@ -206,11 +206,18 @@ func (s *Service) rightsOf(ctx context.Context, p *auth.Principal) (*rights, err
 	if err != nil {
 		return nil, err
 	}
-	r := &rights{principals: principals, minLevel: int(acl.View), nodes: []string{}}
+	r := &rights{principals: principals, minLevel: int(acl.View), scopes: []string{}}
 	for id, l := range levels {
 		if l >= acl.View {
-			r.nodes = append(r.nodes, id)
+			r.scopes = append(r.scopes, id)
 		}
+	}
+	if len(r.scopes) > 0 {
+		cs, err := s.st.inheritingContainers(ctx, r.scopes)
+		if err != nil {
+			return nil, err
+		}
+		r.scopes = append(r.scopes, cs...)
 	}
 	return r, nil
 }
