@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -80,6 +81,8 @@ type adhocIndex struct {
 	// alt are names of indexes (made for views) that serve the same purpose
 	alt  []string
 	trgm bool
+	// composite is a sort index with filter columns trailing
+	composite bool
 }
 
 func sortIndexWanted(l *List, col string, desc bool) adhocIndex {
@@ -120,6 +123,48 @@ func concurrently(b bool) string {
 	return ""
 }
 
+// compositeWanted are a view's two indexes made for an ad-hoc AND filter with
+// a sort: the sort index with the filter columns trailing, so that the page
+// is an index-only walk that stops after offset+limit matches, and (two or
+// more columns) a covering index of the filter columns for the count. Names
+// list the columns after "__" (dropColumns relies on it); combinations too
+// long for an identifier get none.
+func compositeWanted(l *List, sortCol string, desc bool, fcols []string) []adhocIndex {
+	fcols = slices.DeleteFunc(slices.Clone(fcols), func(c string) bool { return c == sortCol })
+	if len(fcols) == 0 || sortCol == "id" {
+		return nil
+	}
+	fcols = fcols[:min(len(fcols), maxFilterIndexColumns)]
+	t, hex := safeIdent(l.Table), strings.TrimPrefix(l.Table, "li")
+	dir, suffix := "ASC", "_sa"
+	if desc {
+		dir, suffix = "DESC", "_sd"
+	}
+	var out []adhocIndex
+	sortName := "ixt" + hex + "__" + sortCol + suffix + "__" + strings.Join(fcols, "__")
+	if identRE.MatchString(sortName) {
+		c := safeIdent(sortCol)
+		keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC"
+		for _, f := range fcols {
+			keys += ", " + safeIdent(f)
+		}
+		out = append(out, adhocIndex{name: sortName, composite: true,
+			alt: []string{"ixs" + hex + "__" + sortCol + suffix + "__" + strings.Join(fcols, "__")},
+			ddl: func(conc bool) string {
+				return "CREATE INDEX " + concurrently(conc) + "IF NOT EXISTS " + sortName + " ON " + t + " (" + keys + ")"
+			}})
+	}
+	filterName := "ixd" + hex + "__" + strings.Join(fcols, "__")
+	if len(fcols) >= 2 && identRE.MatchString(filterName) {
+		cols := strings.Join(fcols, ", ")
+		out = append(out, adhocIndex{name: filterName, alt: []string{"ixc" + hex + "__" + strings.Join(fcols, "__")},
+			ddl: func(conc bool) string {
+				return "CREATE INDEX " + concurrently(conc) + "IF NOT EXISTS " + filterName + " ON " + t + " (" + cols + ")"
+			}})
+	}
+	return out
+}
+
 // adhocSuffixes are the name suffixes of ad-hoc indexes (dropColumns drops them).
 var adhocSuffixes = []string{"_xa", "_xd", "_xf", "_xt"}
 
@@ -132,6 +177,11 @@ func wantedIndexes(sc *schema, keys []query.SortKey, user query.FilterSpec, pg b
 			if col := field.MustOf(f).SortExpr(f); col != "id" {
 				out = append(out, sortIndexWanted(sc.list, col, keys[0].Direction == "desc"))
 			}
+		}
+	}
+	if len(keys) > 0 && user.Logic != "or" {
+		if f, ok := sc.resolve(keys[0].Column); ok {
+			out = append(out, compositeWanted(sc.list, field.MustOf(f).SortExpr(f), keys[0].Direction == "desc", filterColumns(sc, user))...)
 		}
 	}
 	for _, c := range user.Conditions {

@@ -273,7 +273,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	// query); with an ad-hoc sort index its planner still reads the matches
 	// by a filter index and sorts them in both queries (126 ms of CPU against
 	// 58 ms as one window query).
-	window := inPage != nil && !s.orderIndexed(ctx, sc, keys, s.db.Dialect == store.Postgres)
+	window := inPage != nil && !s.orderIndexed(ctx, sc, keys, userFilter)
 	if inPage != nil && !window {
 		dst := inPage
 		tasks = append(tasks, func(ctx context.Context) (err error) {
@@ -406,9 +406,10 @@ func (s *Service) pageNumbers(ctx context.Context, table, where, order string, a
 }
 
 // orderIndexed reports whether an index delivers the listing order (its first
-// sort key): the item number, a sort index made for a view, or (withAdhoc) one
-// built ad hoc.
-func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.SortKey, withAdhoc bool) bool {
+// sort key): the item number, a sort index made for a view, on PostgreSQL one
+// built ad hoc, on SQLite one built ad hoc with the user filter's columns
+// trailing (its planner walks the plain one only without a filter).
+func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.SortKey, user query.FilterSpec) bool {
 	if len(keys) == 0 {
 		return true // id DESC: the primary key
 	}
@@ -420,11 +421,23 @@ func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.Sor
 	if col == "id" {
 		return true
 	}
-	w := sortIndexWanted(sc.list, col, keys[0].Direction == "desc")
-	if !withAdhoc {
+	desc := keys[0].Direction == "desc"
+	w := sortIndexWanted(sc.list, col, desc)
+	if s.db.Dialect != store.Postgres {
 		w.name = "" // only the view's
 	}
-	return s.adhoc.has(ctx, sc.list.Table, w)
+	if s.adhoc.has(ctx, sc.list.Table, w) {
+		return true
+	}
+	if user.Logic == "or" {
+		return false
+	}
+	for _, c := range compositeWanted(sc.list, col, desc, filterColumns(sc, user)) {
+		if c.composite && s.adhoc.has(ctx, sc.list.Table, c) {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Service) count(ctx context.Context, table, where string, args []any) (int, error) {
