@@ -40,7 +40,44 @@ const (
 	adhocUnused   = 30 * 24 * time.Hour
 	adhocTouch    = time.Hour
 	adhocBuild    = 30 * time.Minute // longest build before giving up
+	// adhocMaxPerList caps the ad-hoc indexes of one list: any reader can ask
+	// for new sort and filter combinations, and each index taxes every write.
+	adhocMaxPerList = 16
 )
+
+// isAdhocIndex reports whether an index name of table hex is an ad-hoc one.
+func isAdhocIndex(hex, name string) bool {
+	if strings.HasPrefix(name, "ixt"+hex+"__") || strings.HasPrefix(name, "ixd"+hex+"__") {
+		return true
+	}
+	if !strings.HasPrefix(name, "ix"+hex+"_") {
+		return false
+	}
+	for _, s := range adhocSuffixes {
+		if strings.HasSuffix(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// adhocCount is the number of ad-hoc indexes of a table present or being
+// built (a.mu held).
+func (a *adhocIndexes) adhocCount(m map[string]bool, table string) int {
+	hex := strings.TrimPrefix(table, "li")
+	n := 0
+	for name := range m {
+		if isAdhocIndex(hex, name) {
+			n++
+		}
+	}
+	for name := range a.building {
+		if !m[name] && isAdhocIndex(hex, name) {
+			n++
+		}
+	}
+	return n
+}
 
 type adhocIndexes struct {
 	db       *store.DB
@@ -288,6 +325,7 @@ func (a *adhocIndexes) want(ctx context.Context, l *List, items int, ws []adhocI
 	var build []adhocIndex
 	var touch []string
 	a.mu.Lock()
+	room := adhocMaxPerList - a.adhocCount(m, l.Table)
 	for _, w := range ws {
 		switch {
 		case m[w.name]:
@@ -301,7 +339,8 @@ func (a *adhocIndexes) want(ctx context.Context, l *List, items int, ws []adhocI
 			for _, n := range w.alt {
 				alt = alt || m[n]
 			}
-			if !alt {
+			if !alt && room > 0 {
+				room--
 				a.building[w.name] = true
 				build = append(build, w)
 			}

@@ -182,3 +182,82 @@ func TestWantedIndexes(t *testing.T) {
 		}
 	}
 }
+
+// Any reader can ask for new sort and filter combinations: the ad-hoc indexes
+// of one list stop at adhocMaxPerList, so item writes are not taxed without end.
+func TestAdhocIndexesCapped(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db)
+		f.svc.adhoc.minItems = 10
+		l, err := f.svc.Create(ctx, f.admin, NewList{NodeID: f.node, Title: "Capped", Slug: "capped"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for i := 0; i < 6; i++ {
+			name, typ := fmt.Sprintf("n%d", i), "number"
+			names = append(names, name)
+			if _, err := f.svc.CreateField(ctx, f.admin, l.ID, FieldInput{InternalName: &name, Title: &name, FieldType: &typ}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows := make([]Values, 20)
+		for i := range rows {
+			v := map[string]any{"title": fmt.Sprintf("Item %02d", i)}
+			for _, n := range names {
+				v[n] = i
+			}
+			rows[i] = raws(v)
+		}
+		if err := f.svc.SeedItems(ctx, f.admin, l.ID, rows); err != nil {
+			t.Fatal(err)
+		}
+		// every sort column and direction with range filters on two other columns
+		for i, s := range names {
+			for _, dir := range []string{"asc", "desc"} {
+				a, b := names[(i+1)%len(names)], names[(i+2)%len(names)]
+				filter := fmt.Sprintf(`{"logic":"and","conditions":[{"column":%q,"operator":"gte","value":1},{"column":%q,"operator":"lte","value":18}]}`, a, b)
+				if _, _, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Page: 1, Limit: 5, Filter: filter, Sort: s + ":" + dir}); err != nil {
+					t.Fatal(err)
+				}
+				f.svc.adhoc.wait()
+			}
+		}
+		sc := mustLoad(t, f.svc, l.ID)
+		f.svc.adhoc.forget(sc.list.Table)
+		m, err := f.svc.adhoc.present(ctx, sc.list.Table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hex := strings.TrimPrefix(sc.list.Table, "li")
+		n := 0
+		for name := range m {
+			if isAdhocIndex(hex, name) {
+				n++
+			}
+		}
+		if n != adhocMaxPerList {
+			t.Fatalf("%d ad-hoc indexes, want the cap %d", n, adhocMaxPerList)
+		}
+		if items, meta, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Page: 1, Limit: 5, Sort: "n0:desc"}); err != nil || len(items) != 5 || meta.Total != 20 {
+			t.Fatalf("listing beyond the cap: %d items, total %d, %v", len(items), meta.Total, err)
+		}
+	})
+}
+
+func TestIsAdhocIndex(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"ix_abc_f1_xa", true}, {"ix_abc_f1_xd", true}, {"ix_abc_f1_xf", true}, {"ix_abc_f1_xt", true},
+		{"ixt_abc__f1_sd__f2", true}, {"ixd_abc__f1__f2", true},
+		{"ix_abc_f1", false}, {"ix_abc_f1_sd", false}, {"ixs_abc__f1_sd__f2", false}, {"ixc_abc__f1__f2", false},
+		{"ix_other_f1_xa", false},
+	} {
+		if got := isAdhocIndex("_abc", c.name); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+	}
+}
