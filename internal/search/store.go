@@ -103,14 +103,20 @@ func (s *indexStore) put(ctx context.Context, es []*entry) error {
 
 func (s *indexStore) putSome(ctx context.Context, es []*entry) error {
 	ids := make([]string, len(es))
+	var files []string // only files and folders have objects between them and their container
 	for i, e := range es {
 		ids[i] = e.ID
 		if e.UpdatedAt.IsZero() {
 			e.UpdatedAt = time.Now().UTC()
 		}
+		if e.Type == TypeFile {
+			files = append(files, e.ID)
+		}
 	}
-	if err := s.dropScopes(ctx, ids); err != nil {
-		return err
+	if len(files) > 0 {
+		if err := s.dropScopes(ctx, files); err != nil {
+			return err
+		}
 	}
 	var err error
 	if s.pg() {
