@@ -18,8 +18,9 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 const searchDoc = `Full-text search over list items, library files (name, custom fields and the text inside txt, md, csv, html, docx, xlsx, pptx, odt and pdf files), pages, nodes, lists, libraries and surveys. ` +
-	`Any signed-in user; only what the caller may view is returned and counted (rights are applied in the database query, so meta.total and paging are exact; ` +
-	`administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.
+	`Any signed-in user; only what the caller may view is returned and counted, exactly as the permission engine decides viewing ` +
+	`(grants on the resource, on every folder up to its nearest isolated resource, on the list or library, on the node and its ancestors, direct or through groups; ` +
+	`rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.
 
 q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection ` +
 	`(Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. ` +
@@ -28,7 +29,7 @@ q: words, "quoted phrases" and prefixes ending in * (contr*); every term must ma
 Results are ranked by relevance (a match in the title counts more than in the body), newer first on ties. Each hit has type, id, nodeId, ` +
 	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
 	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
-	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes), updatedAt and score (higher is better; comparable within one answer). ` +
+	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (higher is better; comparable within one answer). ` +
 	`meta: page, limit, total, totalPages.
 
 ` +
@@ -41,7 +42,9 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = searchDoc
 	web.Register(api, op, h.search)
 	clear := web.Op(http.MethodPost, "/admin/search/clear", "clearSearchIndex", "Empty the search index", web.Admin, "search")
-	clear.Description = "Administrators. Removes every entry without re-crawling (saves index again from then on; POST /services/search-crawler/run rebuilds). data: { total } = the number of entries removed."
+	clear.Description = `Administrators. Removes every entry without re-crawling (saves index again from then on; POST /services/search-crawler/run rebuilds). data: { total } = the number of entries removed. ` +
+		`The crawler job's result shows its progress while it runs and its outcome at the end: { finished, indexed, bySource, ` +
+		`sources: [{ name, processed, total (an estimate, absent when unknown), done }], checkpoint (where an interrupted crawl resumes; empty when finished), resumed, elapsedMs }.`
 	web.Register(api, clear, h.clear)
 }
 
