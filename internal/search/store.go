@@ -224,7 +224,9 @@ func (s *indexStore) dropScopes(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// addScopes records the scopes of entries (after dropScopes).
+// addScopes records the scopes of entries (after dropScopes). Two
+// transactions saving the same file at once (an edit and its text
+// extraction) both insert its scopes: the second keeps the first one's rows.
 func (s *indexStore) addScopes(ctx context.Context, es []*entry) error {
 	var b strings.Builder
 	var args []any
@@ -240,7 +242,7 @@ func (s *indexStore) addScopes(ctx context.Context, es []*entry) error {
 	if len(args) == 0 {
 		return nil
 	}
-	if _, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO search_scopes (entry_id, object_id) VALUES "+b.String(), args...); err != nil {
+	if _, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO search_scopes (entry_id, object_id) VALUES "+b.String()+" ON CONFLICT DO NOTHING", args...); err != nil {
 		return fmt.Errorf("index scopes: %w", err)
 	}
 	return nil
