@@ -24,6 +24,8 @@ const searchDoc = `Full-text search over list items, library files (name, custom
 
 q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection ` +
 	`(Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. ` +
+	`Words are runs of letters and digits: punctuation splits them on both databases, so budget.xlsx, node.js, user@example.com or 3.14159 are found by each part and by the whole. ` +
+	`Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. ` +
 	`A q without any letter or digit answers 400.
 
 Results are ranked by relevance (a match in the title counts more than in the body), newer first on ties. Each hit has type, id, nodeId, ` +

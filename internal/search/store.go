@@ -157,7 +157,7 @@ func (s *indexStore) putPG(ctx context.Context, es []*entry) error {
 		// tokens do), so one pass per text serves both languages
 		b.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
 			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('russian', ?), 'B'))`)
-		args = append(append(args, entryArgs(e)...), fold(e.Title), fold(e.Body))
+		args = append(append(args, entryArgs(e)...), pgText(e.Title), pgText(e.Body))
 	}
 	b.WriteString(` ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
 		number = EXCLUDED.number, boundary = EXCLUDED.boundary, slug = EXCLUDED.slug, title = EXCLUDED.title, body = EXCLUDED.body,

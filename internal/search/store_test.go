@@ -343,3 +343,30 @@ func TestCrawlReportsProgressAndResumes(t *testing.T) {
 		}
 	})
 }
+
+// TestPunctuatedWordsMatchOnBothDatabases: file names, addresses and numbers
+// with dots, slashes, @ and apostrophes are found by each of their parts and
+// by the whole, the same way on SQLite and PostgreSQL.
+func TestPunctuatedWordsMatchOnBothDatabases(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		f := newFixture(t, db)
+		n := f.node("", "docs")
+		node := acl.Ref{Type: acl.Node, ID: n}
+		for _, title := range []string{"budget.xlsx", "Annual-Report_2025 final.docx", "node.js user@example.com", "http://example.com/path 3.14159 foo/bar", "don't panic"} {
+			id := uuid.NewString()
+			f.object(acl.List, node, Doc{Type: TypeList, ID: id, NodeID: n, ContainerID: id, Slug: "l" + id[:8], Title: title})
+		}
+		for _, c := range []struct {
+			q    string
+			want int
+		}{
+			{"budget", 1}, {"xlsx", 1}, {"budget.xlsx", 1}, {"final", 1}, {"report", 1}, {"2025", 1},
+			{"node.js", 1}, {"js", 1}, {"example", 2}, {"user@example.com", 1}, {"14159", 1}, {"3.14159", 1},
+			{"foo/bar", 1}, {"bar", 1}, {"panic", 1}, {"budg*", 1}, {`"final docx"`, 1},
+		} {
+			if got := f.search(f.admin, c.q); len(got) != c.want {
+				t.Errorf("%s: %q found %v, want %d hits", db.Dialect, c.q, got, c.want)
+			}
+		}
+	})
+}

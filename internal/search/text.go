@@ -46,6 +46,13 @@ func tokens(s string) string {
 	return strings.Join(ws, " ")
 }
 
+// pgText is the text PostgreSQL's to_tsvector reads: folded and split into
+// words exactly as SQLite's tokens and the query parser split them. Left to
+// itself the PostgreSQL parser keeps budget.xlsx, node.js, user@example.com,
+// 3.14159 and foo/bar as single tokens, so none of their parts (nor the
+// whole, once the query parser has split it) would be found.
+func pgText(s string) string { return strings.Join(words(fold(s)), " ") }
+
 // maxTerms bounds the work one query may ask for.
 const maxTerms = 16
 
