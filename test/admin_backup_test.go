@@ -117,6 +117,7 @@ func TestAdminBackup(t *testing.T) {
 			t.Fatalf("status %v", st)
 		}
 		f, sd := seedBackupData(t, s)
+		f.create(t, f.admin, map[string]any{"title": "zebrafinch ledger", "amount": 7})
 
 		// a backup taken while 8 writers keep creating items
 		var stop atomic.Bool
@@ -149,6 +150,11 @@ func TestAdminBackup(t *testing.T) {
 
 		// change everything, then restore through the API
 		adm.Do(t, "DELETE", f.path(""), nil).Expect(t, 200)
+		// written once the snapshot was taken: not in the archive
+		ran, _ := auditRows(t, adm, "?action=backup.run")
+		if len(ran) == 0 {
+			t.Fatal("the backup was not audited")
+		}
 		later := mkNode(t, adm, "", "after-backup")
 		rs := adm.Do(t, "POST", "/admin/backups/"+rec["id"].(string)+"/restore", nil).Expect(t, 202).Map(t)
 		// while the restore runs, writes answer 503 UNAVAILABLE and reads keep working
@@ -183,6 +189,11 @@ func TestAdminBackup(t *testing.T) {
 		if rows, _ := auditRows(t, adm, "?action=backup.restore"); len(rows) == 0 {
 			t.Fatal("restore not audited")
 		}
+		// the audit log is append-only: what was recorded after the backup survives the restore
+		if after, _ := auditRows(t, adm, "?action=backup.run"); !strings.Contains(fmt.Sprint(after), ran[0]["id"].(string)) {
+			t.Fatalf("the audit record written after the backup is gone: %v", after)
+		}
+		checkSearchAfterRestore(t, adm, f)
 		rl := adm.Do(t, "GET", "/admin/backups/restorable", nil).Expect(t, 200)
 		if !strings.Contains(string(rl.Raw), rec["id"].(string)) {
 			t.Fatalf("restorable %s", rl.Raw)
@@ -227,6 +238,7 @@ func TestAdminBackup(t *testing.T) {
 			other := kit.StartWith(t, dbURL, dir, "serve")
 			checkWhole(t, other.Admin(t), sd, sd.items)
 			f2 := &listFixture{listID: sd.listID, admin: other.Admin(t)}
+			checkSearchAfterRestore(t, f2.admin, f2) // coreportal restore queues the crawl as well
 			f2.create(t, other.Admin(t), map[string]any{"title": "after the move", "amount": 1})
 		})
 
@@ -265,6 +277,37 @@ func TestAdminBackup(t *testing.T) {
 			user.Do(t, "GET", "/admin/settings/backup", nil).Expect(t, 403, "FORBIDDEN")
 		})
 	})
+}
+
+// checkSearchAfterRestore: the restore queues a crawl that rebuilds the
+// search index; pre-restore items are found by GET /search and by listing q,
+// an edit after the restore is indexed, and the dashboard answers.
+func checkSearchAfterRestore(t *testing.T, adm *kit.Client, f *listFixture) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		if hits, _ := searchHits(t, adm, "zebrafinch"); hasHit(hits, "item", "zebrafinch ledger") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a pre-restore item is not found by search after the restore")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if items, _ := f.list(t, adm, map[string]string{"q": "zebrafinch"}); len(items) != 1 {
+		t.Fatalf("listing q after restore: %v", f.titles(items))
+	}
+	adm.Do(t, "PATCH", f.path("/items/2"), map[string]any{"fieldValues": map[string]any{"title": "quokka minutes"}}).Expect(t, 200)
+	if hits, _ := searchHits(t, adm, "quokka"); !hasHit(hits, "item", "quokka minutes") {
+		t.Fatalf("an edit after the restore is not indexed: %v", hitTitles(hits))
+	}
+	if items, _ := f.list(t, adm, map[string]string{"q": "quokka"}); len(items) != 1 {
+		t.Fatalf("listing q of an edit after restore: %v", f.titles(items))
+	}
+	dash := adm.Do(t, "GET", "/admin/dashboard", nil).Expect(t, 200).Map(t)
+	si := dash["maintenance"].(map[string]any)["searchIndex"].(map[string]any)
+	if si["records"].(float64) < 5 {
+		t.Fatalf("dashboard searchIndex after restore %v", si)
+	}
 }
 
 // dropBlob copies the archive raw to path without its first blob part.

@@ -70,7 +70,12 @@ func (a *app) buildDashboard() {
 		RebuildTables: a.lists.RebuildItemTables,
 		Restored: func(ctx context.Context) error {
 			a.acl.Invalidate(ctx)
-			return a.lists.SchemasChanged(ctx)
+			if err := a.lists.SchemasChanged(ctx); err != nil {
+				return err
+			}
+			// the search index is not archived: rebuild it once the restore commits
+			_, err := a.jobs.Enqueue(ctx, "searchCrawler.run", map[string]any{"serviceKey": services.KeySearchCrawler, "trigger": "restore"})
+			return err
 		},
 	})
 	a.workers = append(a.workers, a.admin.backup.Run)

@@ -44,8 +44,19 @@ const FormatVersion = 1
 var Excluded = map[string]bool{"schema_migrations": true, "app_log": true, "instance_stats": true, "backups": true}
 
 // Derived tables (the search index) are not archived: a restore empties them
-// and the search-crawler service rebuilds them.
-var Derived = map[string]bool{"search_entries": true, "search_state": true}
+// (derivedSeed puts back the rows their code expects) and the search-crawler
+// job the restore queues rebuilds them.
+var Derived = map[string]bool{"search_entries": true, "search_state": true, "search_scopes": true}
+
+// derivedSeed re-creates, after a restore emptied the derived tables, the
+// singleton rows their migrations seeded (the crawler's state row).
+var derivedSeed = map[string]string{"search_state": "INSERT INTO search_state (id, checkpoint) VALUES (1, '')"}
+
+// Merged tables are archived but never emptied by a restore: the archived
+// rows are added to those present (by primary key), so the append-only audit
+// log keeps the records written after the backup, and a restore into a new
+// database brings the history along.
+var Merged = map[string]bool{"audit_log": true}
 
 // lateTables are maintained by triggers of the dynamic tables: they are
 // restored after them.

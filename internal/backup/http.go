@@ -50,8 +50,13 @@ record references, and a manifest (format and schema version, counts, SHA-256 of
 	r := web.Op(http.MethodPost, "/admin/backups/{id}/restore", "restoreBackup", "Queue a restore of a successful backup", web.Admin, "admin-backups")
 	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest and every checksum
 first (a damaged archive is refused before anything changes), then puts the service in maintenance (writes answer 503
-UNAVAILABLE) and replaces the database content and blobs in one transaction. The backup journal, the application log
-and instance figures are kept. Works across databases: an archive of the embedded SQLite database restores into
+UNAVAILABLE) and replaces the database content and blobs in one transaction. Maintenance starts as soon as the runner
+takes the record, before the verification (on other API instances within a second); a refused archive ends it with
+nothing changed. The backup journal, the application log and instance figures are kept; the audit log is append-only
+and is merged: records written after the backup stay, the archive's records come back, and the restore itself is
+recorded. The search index is not archived: the restore empties it and, in the same transaction, queues a
+searchCrawler.run job (the search-crawler service) that rebuilds it; until that job finishes, GET /search and the
+listing q filter return partial results (resources saved after the restore are indexed at once). Works across databases: an archive of the embedded SQLite database restores into
 PostgreSQL and back (also offline: coreportal restore --from FILE). The schema version of the archive must equal the
 database's. Restart the API instances afterwards so that no cache holds pre-restore data.` + idDoc
 	web.Register(api, r, h.restore)

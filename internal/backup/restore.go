@@ -120,6 +120,11 @@ func Restore(ctx context.Context, db *store.DB, blobs blob.Store, path string, h
 	if err != nil {
 		return nil, err
 	}
+	return apply(ctx, db, blobs, path, m, hooks)
+}
+
+// apply restores an archive Verify accepted (m is its manifest).
+func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, m *Manifest, hooks Hooks) (*Manifest, error) {
 	version, err := db.SchemaVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -168,7 +173,7 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 	var wipe []string
 	for _, t := range tables {
 		switch {
-		case Excluded[t]:
+		case Excluded[t], Merged[t]:
 		case Derived[t]:
 			wipe = append(wipe, store.QuoteIdent(t))
 		case !static[t]:
@@ -196,9 +201,18 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 			}
 		}
 	}
+	for _, t := range tables {
+		if q, ok := derivedSeed[t]; ok {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("reset %s: %w", t, err)
+			}
+		}
+	}
 	inArchive := map[string]TablePart{}
 	for _, t := range m.Tables {
-		inArchive[t.Part] = t
+		if !Excluded[t.Name] && !Derived[t.Name] { // archives of older releases held search_scopes
+			inArchive[t.Part] = t
+		}
 	}
 	load := func(pick func(TablePart) bool) error {
 		return eachPart(path, func(name string, r io.Reader) error {
@@ -308,6 +322,10 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 	}
 	prefix := "INSERT INTO " + store.QuoteIdent(h.Table) + " (" + strings.Join(names, ", ") + ") VALUES "
 	row := "(" + store.Placeholders(len(names)) + ")"
+	suffix := ""
+	if Merged[h.Table] {
+		suffix = " ON CONFLICT DO NOTHING" // rows still present are kept as they are
+	}
 	// SQLite allows 32766 parameters per statement
 	per := max(1, min(insertBatch, 30000/max(1, len(names))))
 	var args []any
@@ -316,7 +334,7 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 		if n == 0 {
 			return nil
 		}
-		q := prefix + strings.Repeat(row+", ", n-1) + row
+		q := prefix + strings.Repeat(row+", ", n-1) + row + suffix
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("restore %s: %w", h.Table, err)
 		}

@@ -197,18 +197,30 @@ func (s *Service) restore(ctx context.Context, r *BackupRecord) error {
 	return nil
 }
 
-// RestoreFile verifies and restores an archive while the service is in
-// maintenance (writes answer 503), and records it in the audit log.
+// maintenanceSeen is how long every instance takes to see the maintenance
+// flag (Maintenance caches it for a second).
+const maintenanceSeen = 1100 * time.Millisecond
+
+// RestoreFile puts the service in maintenance (writes answer 503), verifies
+// the archive (a damaged one is refused before anything changes, and
+// maintenance ends), restores it and records it in the audit log.
 func (s *Service) RestoreFile(ctx context.Context, path string) (*Manifest, error) {
-	if _, err := Verify(path); err != nil { // refuse before anything changes
-		return nil, err
-	}
 	if err := s.kv.Set(ctx, maintenanceKey, "restore"); err != nil {
 		return nil, err
 	}
-	defer func() { _ = s.kv.Set(context.WithoutCancel(ctx), maintenanceKey, "") }()
-	time.Sleep(1100 * time.Millisecond) // every instance sees maintenance (1 s cache) before rows change
-	m, err := Restore(ctx, s.db, s.blobs, path, s.hooks)
+	began := time.Now()
+	s.maint.Store(true) // this instance at once, the others within a second
+	s.maintCheck.Store(began.UnixNano())
+	defer func() {
+		_ = s.kv.Set(context.WithoutCancel(ctx), maintenanceKey, "")
+		s.maintCheck.Store(0)
+	}()
+	m, err := Verify(path)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(maintenanceSeen - time.Since(began)) // every instance refuses writes before rows change
+	m, err = apply(ctx, s.db, s.blobs, path, m, s.hooks)
 	if err != nil {
 		return nil, err
 	}

@@ -358,7 +358,8 @@ type Stats struct {
 func (s *indexStore) stats(ctx context.Context) (Stats, error) {
 	var st Stats
 	var last sql.NullTime
-	err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT (SELECT count(*) FROM search_entries), last_crawl_at FROM search_state WHERE id = 1").Scan(&st.Entries, &last)
+	// a left join: a missing state row (a restore before the fix) reads as never crawled
+	err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT (SELECT count(*) FROM search_entries), (SELECT last_crawl_at FROM search_state WHERE id = 1)").Scan(&st.Entries, &last)
 	if err != nil {
 		return st, fmt.Errorf("index stats: %w", err)
 	}
@@ -372,6 +373,9 @@ func (s *indexStore) stats(ctx context.Context) (Stats, error) {
 func (s *indexStore) checkpoint(ctx context.Context) (string, error) {
 	var cp string
 	err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT checkpoint FROM search_state WHERE id = 1").Scan(&cp)
+	if store.IsNotFound(err) {
+		return "", nil // no state row: crawl from the start (setCheckpoint creates it)
+	}
 	if err != nil {
 		return "", fmt.Errorf("crawl checkpoint: %w", err)
 	}
@@ -379,10 +383,10 @@ func (s *indexStore) checkpoint(ctx context.Context) (string, error) {
 }
 
 func (s *indexStore) setCheckpoint(ctx context.Context, cp string, finished bool) error {
-	q := "UPDATE search_state SET checkpoint = ? WHERE id = 1"
+	q := "INSERT INTO search_state (id, checkpoint) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint"
 	args := []any{cp}
 	if finished {
-		q = "UPDATE search_state SET checkpoint = ?, last_crawl_at = ? WHERE id = 1"
+		q = "INSERT INTO search_state (id, checkpoint, last_crawl_at) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET checkpoint = EXCLUDED.checkpoint, last_crawl_at = EXCLUDED.last_crawl_at"
 		args = append(args, time.Now().UTC())
 	}
 	if _, err := s.db.W(ctx).ExecContext(ctx, q, args...); err != nil {
