@@ -46,7 +46,7 @@ or older than retentionDays are deleted with their file; 0 switches a limit off.
 snapshot of the database taken in one read-only transaction while the service keeps serving writes, every blob a
 record references, and a manifest (format and schema version, counts, SHA-256 of every part).` + journalDoc
 	web.Register(api, q, h.queue)
-	web.Register(api, web.Op(http.MethodGet, "/admin/backups/restorable", "restorableBackups", "Successful backups whose file exists", web.Admin, "admin-backups"), h.restorable)
+	web.Register(api, web.Op(http.MethodGet, "/admin/backups/restorable", "restorableBackups", "Successful backups whose file exists where it was written (details.dir, also a former catalogue folder)", web.Admin, "admin-backups"), h.restorable)
 	r := web.Op(http.MethodPost, "/admin/backups/{id}/restore", "restoreBackup", "Queue a restore of a successful backup", web.Admin, "admin-backups")
 	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest and every checksum
 first (a damaged archive is refused before anything changes), then puts the service in maintenance (writes answer 503
@@ -81,7 +81,15 @@ func (h *Handler) putSettings(ctx context.Context, in *putIn) (*web.Out[BackupSt
 	return web.Reply(h.svc.Status(ctx))
 }
 
-func (h *Handler) validate(ctx context.Context, _ *struct{}) (*web.Out[*BackupRecord], error) {
+// BackupNoOptions is the body of an action that takes none: absent, or a JSON
+// object without fields; malformed JSON or another type is 400.
+type BackupNoOptions struct{}
+
+type actionIn struct {
+	Body *BackupNoOptions
+}
+
+func (h *Handler) validate(ctx context.Context, _ *actionIn) (*web.Out[*BackupRecord], error) {
 	return web.ReplyAccepted(h.svc.Queue(ctx, "validate", ""))
 }
 
@@ -93,7 +101,7 @@ func (h *Handler) list(ctx context.Context, in *web.PageQuery) (*web.Out[[]*Back
 	return web.Paged(rows, web.NewPageMeta(*in, total)), nil
 }
 
-func (h *Handler) queue(ctx context.Context, _ *struct{}) (*web.Out[*BackupRecord], error) {
+func (h *Handler) queue(ctx context.Context, _ *actionIn) (*web.Out[*BackupRecord], error) {
 	return web.ReplyAccepted(h.svc.Queue(ctx, "backup", ""))
 }
 
@@ -105,7 +113,12 @@ type idIn struct {
 	ID string `path:"id" maxLength:"40"`
 }
 
-func (h *Handler) restore(ctx context.Context, in *idIn) (*web.Out[*BackupRecord], error) {
+type restoreIn struct {
+	ID   string `path:"id" maxLength:"40"`
+	Body *BackupNoOptions
+}
+
+func (h *Handler) restore(ctx context.Context, in *restoreIn) (*web.Out[*BackupRecord], error) {
 	r, err := h.svc.Queue(ctx, "restore", in.ID)
 	if err == nil {
 		audit.Record(ctx, audit.Entry{Action: audit.BackupRestore, ResourceType: "backup", ResourceID: in.ID, Details: map[string]any{"queued": r.ID}})

@@ -135,11 +135,13 @@ func (s *Service) Backup(ctx context.Context, dir, name string) (*Manifest, int6
 
 func (s *Service) backup(ctx context.Context, r *BackupRecord) error {
 	name := "core-backup-" + s.now().UTC().Format("20060102-150405") + "-" + r.ID[:8] + ".tar"
-	m, size, err := s.Backup(ctx, s.dirOf(ctx), name)
+	dir := s.dirOf(ctx)
+	m, size, err := s.Backup(ctx, dir, name)
 	if err != nil {
 		return err
 	}
 	r.FileName, r.Size = name, size
+	r.Details["dir"] = dir // the copy stays restorable after the catalogue path changes
 	r.Details["counts"] = m.Counts
 	r.Details["schemaVersion"] = m.SchemaVersion
 	r.Details["dialect"] = m.Dialect
@@ -172,7 +174,7 @@ func (s *Service) retain(ctx context.Context, keep string) error {
 			kept++
 			continue
 		}
-		if err := os.Remove(filepath.Join(s.Dir(st), r.FileName)); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(s.fileOf(ctx, r)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("retention: %w", err)
 		}
 		if err := s.j.delete(ctx, r.ID); err != nil {
@@ -187,7 +189,7 @@ func (s *Service) restore(ctx context.Context, r *BackupRecord) error {
 	if err != nil {
 		return fmt.Errorf("backup %s: %w", r.SourceID, err)
 	}
-	path := filepath.Join(s.dirOf(ctx), src.FileName)
+	path := s.fileOf(ctx, src)
 	m, err := s.RestoreFile(ctx, path)
 	if err != nil {
 		return err

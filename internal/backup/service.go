@@ -8,9 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/google/uuid"
 
@@ -37,7 +39,7 @@ const (
 
 // BackupSettings of the backup catalogue.
 type BackupSettings struct {
-	Path           string `json:"path" maxLength:"1024" doc:"folder of the backup catalogue (absolute, or relative to CORE_DATA_DIR); default {CORE_DATA_DIR}/backups"`
+	Path           string `json:"path" maxLength:"1024" doc:"absolute path of the backup catalogue folder; default {CORE_DATA_DIR}/backups. A relative path, control characters and folders under /proc, /sys or /dev are refused with 400"`
 	RetentionCount int    `json:"retentionCount" minimum:"0" maximum:"1000" doc:"successful copies kept (oldest deleted first); 0 = no count limit; default 7"`
 	RetentionDays  int    `json:"retentionDays" minimum:"0" maximum:"3650" doc:"copies older than this are deleted; 0 = no age limit; default 30"`
 }
@@ -63,7 +65,7 @@ func New(db *store.DB, blobs blob.Store, kv KV, dataDir string, hooks Hooks) *Se
 
 // Settings returns the stored settings (defaults when none).
 func (s *Service) Settings(ctx context.Context) (BackupSettings, error) {
-	st := BackupSettings{Path: "backups", RetentionCount: 7, RetentionDays: 30}
+	st := BackupSettings{Path: filepath.Join(s.dataDir, "backups"), RetentionCount: 7, RetentionDays: 30}
 	raw, ok, err := s.kv.Get(ctx, settingsKey)
 	if err != nil || !ok {
 		return st, err
@@ -76,9 +78,10 @@ func (s *Service) Settings(ctx context.Context) (BackupSettings, error) {
 
 // SaveSettings stores the settings (audited).
 func (s *Service) SaveSettings(ctx context.Context, st BackupSettings) (BackupSettings, error) {
-	if st.Path == "" {
-		return BackupSettings{}, fault.Validation("path", "path is required")
+	if err := checkPath(st.Path); err != nil {
+		return BackupSettings{}, err
 	}
+	st.Path = filepath.Clean(st.Path)
 	if st.RetentionCount < 0 || st.RetentionDays < 0 {
 		return BackupSettings{}, fault.Validation("retentionCount", "retention values must not be negative")
 	}
@@ -92,6 +95,28 @@ func (s *Service) SaveSettings(ctx context.Context, st BackupSettings) (BackupSe
 	}
 	audit.Record(ctx, audit.Entry{Action: audit.SettingsSave, ResourceType: "settings", ResourceID: "backup", Before: before, After: st})
 	return st, nil
+}
+
+// checkPath refuses what cannot be a catalogue folder: empty, relative,
+// control characters, or the kernel's pseudo file systems. Whether the folder
+// is writable and has room is for the validation to report.
+func checkPath(p string) error {
+	if p == "" {
+		return fault.Validation("path", "path is required")
+	}
+	if strings.IndexFunc(p, unicode.IsControl) >= 0 {
+		return fault.Validation("path", "path must not contain control characters")
+	}
+	if !filepath.IsAbs(p) {
+		return fault.Validation("path", "path must be absolute")
+	}
+	clean := filepath.Clean(p)
+	for _, sys := range []string{"/proc", "/sys", "/dev"} {
+		if clean == sys || strings.HasPrefix(clean, sys+"/") {
+			return fault.Validation("path", "path must not be under %s", sys)
+		}
+	}
+	return nil
 }
 
 // Dir is the absolute catalogue folder.
@@ -122,7 +147,7 @@ func (s *Service) Queue(ctx context.Context, kind, sourceID string) (*BackupReco
 		if src.Kind != "backup" || src.Status != "succeeded" {
 			return nil, fault.Validation("id", "only a successful backup can be restored")
 		}
-		if _, err := os.Stat(filepath.Join(s.dirOf(ctx), src.FileName)); err != nil {
+		if _, err := os.Stat(s.fileOf(ctx, src)); err != nil {
 			return nil, fault.Validation("id", "the file of this backup no longer exists")
 		}
 	}
@@ -139,6 +164,15 @@ func (s *Service) Queue(ctx context.Context, kind, sourceID string) (*BackupReco
 func (s *Service) dirOf(ctx context.Context) string {
 	st, _ := s.Settings(ctx)
 	return s.Dir(st)
+}
+
+// fileOf is where a backup's archive was written: the folder its record
+// names (details.dir), or the current catalogue for records of older releases.
+func (s *Service) fileOf(ctx context.Context, r *BackupRecord) string {
+	if dir, ok := r.Details["dir"].(string); ok && filepath.IsAbs(dir) {
+		return filepath.Join(dir, r.FileName)
+	}
+	return filepath.Join(s.dirOf(ctx), r.FileName)
 }
 
 // Get returns one record: 400 for a malformed id (CONTRACT.md: bad UUIDs),
@@ -160,16 +194,16 @@ func (s *Service) List(ctx context.Context, offset, limit int) ([]*BackupRecord,
 	return s.j.list(ctx, "", nil, offset, limit)
 }
 
-// Restorable returns successful backups whose file exists.
+// Restorable returns successful backups whose file exists where it was
+// written (also in a former catalogue folder).
 func (s *Service) Restorable(ctx context.Context) ([]*BackupRecord, error) {
 	rows, _, err := s.j.list(ctx, " WHERE kind = 'backup' AND status = 'succeeded'", nil, 0, 1000)
 	if err != nil {
 		return nil, err
 	}
-	dir := s.dirOf(ctx)
 	out := []*BackupRecord{}
 	for _, r := range rows {
-		if _, err := os.Stat(filepath.Join(dir, r.FileName)); err == nil {
+		if _, err := os.Stat(s.fileOf(ctx, r)); err == nil {
 			out = append(out, r)
 		}
 	}
@@ -186,7 +220,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 		return fault.Conflict("the record is running")
 	}
 	if r.FileName != "" {
-		if err := os.Remove(filepath.Join(s.dirOf(ctx), r.FileName)); err != nil && !os.IsNotExist(err) {
+		if err := os.Remove(s.fileOf(ctx, r)); err != nil && !os.IsNotExist(err) {
 			return fmt.Errorf("delete backup file: %w", err)
 		}
 	}

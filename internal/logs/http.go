@@ -14,6 +14,7 @@ import (
 
 	"coreportal/internal/applog"
 	"coreportal/internal/fault"
+	"coreportal/internal/store"
 	"coreportal/internal/web"
 )
 
@@ -65,7 +66,7 @@ type FilterQuery struct {
 	Category      string `query:"category" maxLength:"40"`
 	Q             string `query:"q" maxLength:"200" doc:"case-insensitive text in the message or attributes"`
 	CorrelationID string `query:"correlationId" maxLength:"100"`
-	JobID         string `query:"jobId" maxLength:"100"`
+	JobID         string `query:"jobId" maxLength:"100" doc:"a job id (UUID); anything else is 400 VALIDATION_ERROR"`
 	From          string `query:"from" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 	To            string `query:"to" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 }
@@ -87,6 +88,13 @@ func (q FilterQuery) filter() (Filter, error) {
 				f.Levels = append(f.Levels, applog.LevelName(l))
 			}
 		}
+	}
+	if q.JobID != "" {
+		id, ok := store.CanonicalUUID(q.JobID)
+		if !ok {
+			return Filter{}, fault.Validation("jobId", "jobId must be a UUID")
+		}
+		f.JobID = id
 	}
 	var err error
 	if f.From, err = web.ParseTime("from", q.From); err != nil {
@@ -173,7 +181,15 @@ func (h *Handler) putSettings(ctx context.Context, in *putIn) (*web.Out[Settings
 	return web.OK(SettingsOut{Settings: s, Stats: h.log.Stats()}), nil
 }
 
-func (h *Handler) purge(ctx context.Context, _ *struct{}) (*web.Out[PurgeResult], error) {
+// LogNoOptions is the body of an action that takes none: absent, or a JSON
+// object without fields; malformed JSON or another type is 400.
+type LogNoOptions struct{}
+
+type actionIn struct {
+	Body *LogNoOptions
+}
+
+func (h *Handler) purge(ctx context.Context, _ *actionIn) (*web.Out[PurgeResult], error) {
 	return web.Reply(h.log.PurgeNow(ctx))
 }
 
@@ -182,7 +198,7 @@ type ClearResult struct {
 	Deleted int64 `json:"deleted"`
 }
 
-func (h *Handler) clear(ctx context.Context, _ *struct{}) (*web.Out[ClearResult], error) {
+func (h *Handler) clear(ctx context.Context, _ *actionIn) (*web.Out[ClearResult], error) {
 	n, err := h.log.Clear(ctx)
 	return web.Reply(ClearResult{Deleted: n}, err)
 }
