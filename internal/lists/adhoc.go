@@ -293,21 +293,26 @@ func (a *adhocIndexes) forget(table string) {
 
 // has reports whether an index serving w exists.
 func (a *adhocIndexes) has(ctx context.Context, table string, w adhocIndex) bool {
+	return a.which(ctx, table, w) != ""
+}
+
+// which is the name of an existing index serving w ("" when none).
+func (a *adhocIndexes) which(ctx context.Context, table string, w adhocIndex) string {
 	m, err := a.present(ctx, table)
 	if err != nil {
-		return false
+		return ""
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if w.name != "" && m[w.name] {
-		return true
+		return w.name
 	}
 	for _, n := range w.alt {
 		if m[n] {
-			return true
+			return n
 		}
 	}
-	return false
+	return ""
 }
 
 // want builds the missing indexes in the background and records the use of
