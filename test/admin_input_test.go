@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"coreportal/test/kit"
 )
@@ -80,17 +82,34 @@ func TestAdminInput(t *testing.T) {
 				t.Fatalf("status %v", st)
 			}
 
-			// a damaged archive: the restore fails in verification, maintenance ends, nothing changed
+			// maintenance starts before the verification: the archive is a named
+			// pipe, so the verification waits for the test to write it (garbage);
+			// then the restore fails, maintenance ends and nothing changed
 			file := filepath.Join(first, rec["fileName"].(string))
-			raw, err := os.ReadFile(file)
-			if err != nil {
+			if err := os.Remove(file); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(file, raw[:len(raw)/2], 0o600); err != nil { // cut: parts or the manifest are missing
+			if err := syscall.Mkfifo(file, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			after := mkNode(t, adm, "", "made-after")
 			rs := adm.Do(t, "POST", "/admin/backups/"+rec["id"].(string)+"/restore", nil).Expect(t, 202).Map(t)
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				r := adm.Do(t, "GET", "/admin/backups/"+rs["id"].(string), nil).Expect(t, 200).Map(t)
+				if r["status"] == "running" {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the restore did not start: %v", r)
+				}
+			}
+			adm.Do(t, "POST", "/nodes", map[string]any{"slug": "while-verifying", "title": "x"}).Expect(t, 503, "UNAVAILABLE")
+			pipe, err := os.OpenFile(file, os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, _ = pipe.Write([]byte(strings.Repeat("not a tar archive ", 100)))
+			_ = pipe.Close()
 			if r := waitBackup(t, adm, rs["id"].(string)); r["status"] != "failed" || !strings.Contains(r["error"].(string), "corrupt") {
 				t.Fatalf("restore of a damaged archive: %v", r)
 			}
