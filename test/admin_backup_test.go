@@ -118,6 +118,7 @@ func TestAdminBackup(t *testing.T) {
 		}
 		f, sd := seedBackupData(t, s)
 		f.create(t, f.admin, map[string]any{"title": "zebrafinch ledger", "amount": 7})
+		adm.Do(t, "POST", "/pages", map[string]any{"nodeId": f.nodeID, "slug": "zebrafinch-notes", "title": "zebrafinch notes", "content": "<p>birds</p>"}).Expect(t, 201)
 
 		// a backup taken while 8 writers keep creating items
 		var stop atomic.Bool
@@ -284,16 +285,17 @@ func TestAdminBackup(t *testing.T) {
 }
 
 // checkSearchAfterRestore: the restore queues a crawl that rebuilds the
-// search index; pre-restore items are found by GET /search and by listing q,
+// search index; a pre-restore item and page are found by GET /search and by listing q,
 // an edit after the restore is indexed, and the dashboard answers.
 func checkSearchAfterRestore(t *testing.T, adm *kit.Client, f *listFixture) {
 	t.Helper()
 	for deadline := time.Now().Add(60 * time.Second); ; {
-		if hits, _ := searchHits(t, adm, "zebrafinch"); hasHit(hits, "item", "zebrafinch ledger") {
+		hits, _ := searchHits(t, adm, "zebrafinch")
+		if hasHit(hits, "item", "zebrafinch ledger") && hasHit(hits, "page", "zebrafinch notes") {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("a pre-restore item is not found by search after the restore")
+			t.Fatalf("a pre-restore item and page are not found by search after the restore: %v", hitTitles(hits))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
