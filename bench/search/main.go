@@ -79,10 +79,10 @@ func open(ctx context.Context, dsn string, index bool) (*env, error) {
 	e.acl.OnRescope(e.index.Rescope)
 	if index {
 		e.lists.UseIndex(e.index)
-		e.nodes.OnSaved(func(ctx context.Context, n *nodes.Node) error { return e.index.Put(ctx, nodeDoc(n)) })
+		e.nodes.OnSaved(func(ctx context.Context, n *nodes.Node) error { return e.index.Put(ctx, nodes.SearchDoc(n)) })
 	}
 	// the sources of the server's crawler that hold anything here (cmd/coreportal/serve_search.go)
-	e.index.AddSource(search.Source{Name: "nodes", Page: e.nodePage})
+	e.index.AddSource(search.Source{Name: "nodes", Page: e.nodes.SearchPage})
 	e.index.AddSource(search.Source{Name: "lists", Page: e.lists.SearchListsPage})
 	e.index.AddSource(search.Source{Name: "items", Page: e.lists.SearchItemsPage, Count: e.lists.SearchItemsCount})
 	if _, err := us.Bootstrap(ctx, "admin", "bench-admin-password"); err != nil {
@@ -103,25 +103,6 @@ func open(ctx context.Context, dsn string, index bool) (*env, error) {
 	}
 	e.reader = &auth.Principal{UserID: r.ID, Login: "sreader", DisplayName: "Search reader"}
 	return e, nil
-}
-
-func nodeDoc(n *nodes.Node) search.Doc {
-	return search.Doc{Type: search.TypeNode, ID: n.ID, NodeID: n.ID, ContainerID: n.ID, Title: n.Title, Body: n.Description, UpdatedAt: n.UpdatedAt}
-}
-
-func (e *env) nodePage(ctx context.Context, after string, _ int) ([]search.Doc, string, error) {
-	if after != "" {
-		return nil, "", nil
-	}
-	all, err := e.nodes.All(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	docs := make([]search.Doc, 0, len(all))
-	for _, n := range all {
-		docs = append(docs, nodeDoc(n))
-	}
-	return docs, "", nil
 }
 
 // benchLists returns the ids of the seeded lists.

@@ -19,14 +19,14 @@ func (a *app) buildSearch() {
 	a.search = ix
 	ix.ReportProgress(a.jobs.Progress)
 	a.acl.OnRescope(ix.Rescope)
-	a.nodes.OnSaved(func(ctx context.Context, n *nodes.Node) error { return ix.Put(ctx, nodeDoc(n)) })
+	a.nodes.OnSaved(func(ctx context.Context, n *nodes.Node) error { return ix.Put(ctx, nodes.SearchDoc(n)) })
 	a.nodes.OnDelete(func(ctx context.Context, id string) error { return ix.Remove(ctx, id) })
 	a.lists.UseIndex(ix)
 	a.pages.UseIndex(ix)
 	a.libraries.UseIndex(ix)
 	a.libraries.UseTextExtraction(a.jobs, doctext.DefaultLimits())
 	a.surveys.Index = ix
-	ix.AddSource(search.Source{Name: "nodes", Page: a.searchNodes})
+	ix.AddSource(search.Source{Name: "nodes", Page: a.nodes.SearchPage})
 	ix.AddSource(search.Source{Name: "lists", Page: a.lists.SearchListsPage})
 	ix.AddSource(search.Source{Name: "items", Page: a.lists.SearchItemsPage, Count: a.lists.SearchItemsCount})
 	ix.AddSource(search.Source{Name: "pages", Page: a.pages.SearchPage})
@@ -35,26 +35,6 @@ func (a *app) buildSearch() {
 	a.services.RegisterJob(services.KeySearchCrawler, "searchCrawler.run", func(ctx context.Context) (any, error) {
 		return ix.Crawl(ctx)
 	})
-}
-
-func nodeDoc(n *nodes.Node) search.Doc {
-	return search.Doc{Type: search.TypeNode, ID: n.ID, NodeID: n.ID, ContainerID: n.ID, Title: n.Title, Body: n.Description, UpdatedAt: n.UpdatedAt}
-}
-
-// searchNodes is the crawler source of nodes (one page: node trees are small).
-func (a *app) searchNodes(ctx context.Context, after string, _ int) ([]search.Doc, string, error) {
-	if after != "" {
-		return nil, "", nil
-	}
-	all, err := a.nodes.All(ctx)
-	if err != nil {
-		return nil, "", err
-	}
-	docs := make([]search.Doc, 0, len(all))
-	for _, n := range all {
-		docs = append(docs, nodeDoc(n))
-	}
-	return docs, "", nil
 }
 
 // searchHandler is the HTTP handler of GET /search and POST /admin/search/clear.

@@ -81,22 +81,7 @@ func (s *Service) reindexList(ctx context.Context, sc *schema) error {
 	if err := s.index.Put(ctx, listDoc(sc.list)); err != nil {
 		return err
 	}
-	var last int64
-	for {
-		items, err := s.st.itemsAfter(ctx, sc.list, sc.fields, "id", last, normaliseBatch)
-		if err != nil {
-			return err
-		}
-		for _, it := range items {
-			last = it.Number
-			if err := s.index.Put(ctx, itemDoc(sc, sc.fields, it)); err != nil {
-				return err
-			}
-		}
-		if len(items) < normaliseBatch {
-			return nil
-		}
-	}
+	return s.indexSince(ctx, sc, 0)
 }
 
 // SearchListsPage is the crawler source of lists: searchable lists after the
