@@ -281,8 +281,10 @@ func (s *Service) normalizeLink(ctx context.Context, p *auth.Principal, link str
 	case strings.HasPrefix(link, "/"):
 		res, err = s.routes.Resolve(ctx, p, link)
 		if err != nil {
-			if fault.Is(err, fault.CodeNotFound) {
-				return link, "", "", nil // a portal path that does not resolve (yet): kept as written
+			if fault.Is(err, fault.CodeNotFound) || fault.Is(err, fault.CodeForbidden) {
+				// a portal path that does not resolve (yet), or one the editor
+				// cannot see (which must not be told apart): kept as written
+				return link, "", "", nil
 			}
 			return "", "", "", fault.Validation("link", "link %q is not a valid path", link)
 		}
