@@ -7,18 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"coreportal/internal/acl"
-	"coreportal/internal/auth"
-	"coreportal/internal/blob"
-	"coreportal/internal/bus"
 	"coreportal/internal/doctext"
 	dt "coreportal/internal/doctext/doctexttest"
 	"coreportal/internal/jobs"
-	"coreportal/internal/nodes"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
-	"coreportal/internal/users"
 )
 
 // TestFileText runs the extraction job, the version check, the crawler
@@ -26,33 +20,14 @@ import (
 func TestFileText(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		b := bus.NewMemory()
-		t.Cleanup(func() { b.Close() })
-		us := users.NewService(db, b)
-		if _, err := us.Bootstrap(ctx, "admin", "admin-password-1"); err != nil {
-			t.Fatal(err)
-		}
-		u, err := us.AccountByLogin(ctx, "admin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		admin := &auth.Principal{UserID: u.ID, Login: "admin", IsAdmin: true}
-		engine := acl.New(db, b)
-		ns := nodes.New(db, engine)
-		n, err := ns.Create(ctx, admin, nodes.NewNode{Slug: "root", Title: "Root"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		blobs, err := blob.NewLocal(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		env := newTestEnv(t, db)
+		admin, engine, ns, blobs := env.admin, env.engine, env.nodes, env.blobs
 		s := NewService(db, engine, ns, blobs, 64<<20, &memBin{}, nil)
 		ix := search.New(db, engine)
 		s.UseIndex(ix)
 		q := jobs.New(db)
 		s.UseTextExtraction(q, doctext.DefaultLimits())
-		l, err := s.Create(ctx, admin, NewLibrary{NodeID: n.ID, Title: "Docs", Slug: "docs"})
+		l, err := s.Create(ctx, admin, NewLibrary{NodeID: env.nodeID, Title: "Docs", Slug: "docs"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,30 +32,11 @@ func (b *memBin) PurgeWhere(context.Context, string, string) error { return nil 
 func TestFolderTree(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		b := bus.NewMemory()
-		t.Cleanup(func() { b.Close() })
-		us := users.NewService(db, b)
-		if _, err := us.Bootstrap(ctx, "admin", "admin-password-1"); err != nil {
-			t.Fatal(err)
-		}
-		u, err := us.AccountByLogin(ctx, "admin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		admin := &auth.Principal{UserID: u.ID, Login: "admin", IsAdmin: true}
-		engine := acl.New(db, b)
-		ns := nodes.New(db, engine)
-		n, err := ns.Create(ctx, admin, nodes.NewNode{Slug: "root", Title: "Root"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		blobs, err := blob.NewLocal(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		env := newTestEnv(t, db)
+		admin, engine, ns, blobs := env.admin, env.engine, env.nodes, env.blobs
 		bin := &memBin{}
 		s := NewService(db, engine, ns, blobs, 1<<20, bin, nil)
-		l, err := s.Create(ctx, admin, NewLibrary{NodeID: n.ID, Title: "Docs", Slug: "docs"})
+		l, err := s.Create(ctx, admin, NewLibrary{NodeID: env.nodeID, Title: "Docs", Slug: "docs"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,3 +87,40 @@ func itoa(n int64) string {
 }
 
 func pageOf(page, limit int) web.PageQuery { return web.PageQuery{Page: page, Limit: limit} }
+
+// testEnv is what store tests of the service need around it: a bootstrap
+// administrator, the acl engine, a root node and a local blob folder.
+type testEnv struct {
+	admin  *auth.Principal
+	engine *acl.Engine
+	nodes  *nodes.Service
+	nodeID string
+	blobs  *blob.Local
+}
+
+func newTestEnv(t *testing.T, db *store.DB) testEnv {
+	t.Helper()
+	ctx := context.Background()
+	b := bus.NewMemory()
+	t.Cleanup(func() { b.Close() })
+	us := users.NewService(db, b)
+	if _, err := us.Bootstrap(ctx, "admin", "admin-password-1"); err != nil {
+		t.Fatal(err)
+	}
+	u, err := us.AccountByLogin(ctx, "admin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := &auth.Principal{UserID: u.ID, Login: "admin", IsAdmin: true}
+	engine := acl.New(db, b)
+	ns := nodes.New(db, engine)
+	n, err := ns.Create(ctx, admin, nodes.NewNode{Slug: "root", Title: "Root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blobs, err := blob.NewLocal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testEnv{admin: admin, engine: engine, nodes: ns, nodeID: n.ID, blobs: blobs}
+}
