@@ -155,6 +155,31 @@ func TestListingSpeed(t *testing.T) {
 			}
 		})
 
+		t.Run("schemaTag leaves out fields and view the caller holds", func(t *testing.T) {
+			_, meta := f.list(t, a, map[string]string{"limit": "5"})
+			tag, _ := meta["schemaTag"].(string)
+			if tag == "" || meta["fields"] == nil || meta["view"] == nil || meta["schemaUnchanged"] != nil {
+				t.Fatalf("first listing meta: %v", meta)
+			}
+			_, again := f.list(t, a, map[string]string{"limit": "5", "page": "2", "schemaTag": tag})
+			if again["schemaTag"] != tag || again["schemaUnchanged"] != true || again["fields"] != nil || again["view"] != nil ||
+				again["total"].(float64) != 30 || again["page"].(float64) != 2 {
+				t.Fatalf("listing with the current tag: %v", again)
+			}
+			for _, stale := range []string{"stale", strings.Repeat("z", 64)} {
+				if _, m := f.list(t, a, map[string]string{"limit": "5", "schemaTag": stale}); m["fields"] == nil || m["view"] == nil || m["schemaUnchanged"] != nil {
+					t.Fatalf("listing with tag %q: %v", stale, m)
+				}
+			}
+			a.Do(t, "GET", f.path("/items?schemaTag="+strings.Repeat("z", 65)), nil).Expect(t, 400, "VALIDATION_ERROR")
+			// a new field changes the schema: the tag changes and fields come again
+			f.addField(t, "extra", "text", nil)
+			_, after := f.list(t, a, map[string]string{"limit": "5", "schemaTag": tag})
+			if after["schemaTag"] == tag || after["fields"] == nil || after["view"] == nil || after["schemaUnchanged"] != nil {
+				t.Fatalf("after a field was added: %v", after)
+			}
+		})
+
 		t.Run("If-None-Match answers 304", func(t *testing.T) {
 			first := a.Do(t, "GET", path, nil).Expect(t, 200)
 			tag := first.Header.Get("ETag")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,6 +12,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"coreportal/internal/lists"
 	"coreportal/internal/store"
@@ -51,12 +53,15 @@ func adhoc(ctx context.Context, e *env, seconds, clients int) error {
 	if err != nil {
 		return err
 	}
-	body, _ := json.Marshal(map[string]any{"success": true, "data": items, "meta": meta})
-	var gz bytes.Buffer
-	zw := gzip.NewWriter(&gz)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
-	fmt.Printf("answer of 50 items: %d bytes plain, %d bytes gzip (total %d)\n", len(body), gz.Len(), meta.Total)
+	first := lists.SentMeta(meta, "")
+	for _, a := range []struct {
+		name string
+		meta lists.SentListMeta
+	}{{"first request", first}, {"with schemaTag", lists.SentMeta(meta, first.SchemaTag)}} {
+		body, _ := json.Marshal(map[string]any{"success": true, "data": items, "meta": a.meta})
+		fmt.Printf("answer of 50 items, %s: %d bytes plain, %d gzip, %d zstd (as the server compresses; total %d)\n",
+			a.name, len(body), gzipSize(body), zstdSize(body), meta.Total)
+	}
 	for _, cold := range []bool{false, true} {
 		for _, n := range []int{1, clients} {
 			var mu sync.Mutex
@@ -189,4 +194,23 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// gzipSize and zstdSize are the sizes of body compressed as the server's
+// middleware (internal/web.Compress: gzhttp defaults) compresses it.
+func gzipSize(body []byte) int {
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	_, _ = zw.Write(body)
+	_ = zw.Close()
+	return b.Len()
+}
+
+func zstdSize(body []byte) int {
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		return -1
+	}
+	defer enc.Close()
+	return len(enc.EncodeAll(body, nil))
 }
