@@ -23,6 +23,7 @@ import (
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
+	"coreportal/internal/modules"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
 	"coreportal/internal/release"
@@ -52,6 +53,7 @@ type app struct {
 	lists    *lists.Service
 	surveys  *surveys.Service
 	pages    *pages.Service
+	modules  *modules.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
 
@@ -152,6 +154,7 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildPages()
+	a.buildModules()
 	a.buildSearch()
 	a.buildDashboard()
 	return a, nil
@@ -179,6 +182,7 @@ func (a *app) routes() http.Handler {
 	a.mountLists(mux, listsHTTP)
 	a.mountLibraries(mux, api)
 	a.mountSurveys(api, mux)
+	a.mountModules(api, mux)
 	for _, r := range []interface{ Register(huma.API) }{
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),

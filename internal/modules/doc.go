@@ -1,0 +1,52 @@
+package modules
+
+// installDoc is the reference of POST /modules/install and of module.json.
+const installDoc = ` multipart/form-data with one part package: a .coremod file, a ZIP archive with module.json in its root,
+at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDATION_ERROR as SPEC.md Errors 2 says, not 413).
+?installDependencies=true (default; false or 0 turns it off, anything else is 400).
+
+Refused with 400 VALIDATION_ERROR and nothing changed: a body that is not multipart or lacks the part (or has two), a file that is
+not a ZIP, no module.json in the root, entry names with .., a leading / or drive letter, a backslash, control characters or an
+empty element, a name given twice (case-insensitive), more than 2000 entries or more than 200 MB once unpacked (entries are read
+through a size limit, the declared sizes are not trusted), an invalid module.json (details.field names the place, e.g.
+resources[2].node.$ref), an older version than the installed one (rollback is not supported). A vendor module (key vendor.*)
+answers 403 FORBIDDEN: vendor product modules are installed only from the vendor catalog of the release with
+POST /modules/install-template and a licence entitlement.
+
+module.json:
+{ "id": "acme.tasks",                      module key: dotted lower-case words, at most 100 characters
+  "version": "1.2.0",                      semantic version MAJOR.MINOR.PATCH[-pre][+build]
+  "title": "Tasks", "description": "...",
+  "requires": ["acme.base@>=1.0.0"],       <key>, <key>@<op><version> with op >=, >, =, <=, < (a bare version means =)
+  "provisioner": "core.log",               optional built-in provisioner (core.log: writes the version step to the install log)
+  "resources": [                           created in reference order through the same services as the REST API
+    { "key": "nodes.tasks", "type": "node", "title": "Tasks", "slug": "tasks", "description": "", "sortOrder": 0,
+      "parent": { "$ref": "modules.acme.base.nodes.home" } },                  parent absent = a root node
+    { "key": "lists.tasks", "type": "list", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "slug": "tasks",
+      "fields": [ { "internalName": "due", "title": "Due", "fieldType": "date", "isRequired": false, "settings": {} } ],
+      "views":  [ { "key": "open", "title": "Open", "isDefault": false, "config": { "columns": ["title", "due"] } } ] },
+    { "key": "libraries.docs", "type": "library", "node": { "$ref": "nodes.tasks" }, "title": "Documents", "slug": "documents" },
+    { "key": "pages.help", "type": "page", "node": { "$ref": "nodes.tasks" }, "title": "Help", "slug": "help", "content": "<p>…</p>" },
+    { "key": "groups.leads", "type": "group", "name": "Task leads", "description": "" } ] }
+Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
+modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
+Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).
+
+Dependencies: each requires entry not satisfied by an installed module is looked up, newest allowed version first, in the deps/
+folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog
+(MODULE_CATALOG_PATH: catalog.json { "modules": [ { id, version, title, package, isFree } ] } and the packages beside it), then
+the remote catalog (MODULE_CATALOG_URL: <url>/catalog.json, or the URL itself when it ends in .json; packages relative to it;
+15 s timeout, 1 MB catalog and 50 MB package limits). Vendor modules are looked up in the embedded vendor catalog only.
+Requirements that cannot be met (not found, installDependencies=false, an installed version that does not satisfy and cannot
+be upgraded) answer 409 CONFLICT before anything is written, with details.missing (the requirements as written, e.g.
+"acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Resources of a required module are
+referenced as modules.<key>.<resource key>.
+
+Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,
+leaves nothing behind; concurrent installations are serialised, so a module is never created twice). Same version installed:
+200 with skipped=true and nothing created. Newer version: 200 with upgraded=true and fromVersion; resources whose keys the record
+holds are kept as they are, new keys (and new list fields and keyed views) are created, keys the new version no longer declares
+are left in place; the provisioner, if any, runs with the from-version (on a first installation with none). New module: 201.
+Answer: { moduleKey, version, skipped, upgraded, fromVersion, resourceMap, log[], dependenciesInstalled[{ moduleKey, version,
+fromVersion, source }] }. Audit: module.install, module.upgrade or module.skip per module (a refused installation is recorded
+as module.install with outcome failure).`

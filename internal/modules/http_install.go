@@ -1,0 +1,135 @@
+package modules
+
+import (
+	"errors"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
+	"coreportal/internal/web"
+)
+
+// Mount adds POST /modules/install as a plain net/http route: the package
+// is streamed to a temporary file (Huma would hold it in memory).
+func (h *Handler) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("POST "+web.Prefix+"/modules/install", h.install)
+}
+
+func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
+	p, err := auth.RequireAdmin(r.Context())
+	if err != nil {
+		web.WriteError(w, r, err)
+		return
+	}
+	withDeps := true
+	switch v := r.URL.Query().Get("installDependencies"); v {
+	case "", "true", "1":
+	case "false", "0":
+		withDeps = false
+	default:
+		web.WriteError(w, r, fault.Validation("installDependencies", "installDependencies must be true or false"))
+		return
+	}
+	max := h.svc.Limits().MaxPackage
+	tooLarge := fault.Validation("package", "the package is larger than %d bytes (50 MB)", max)
+	// a declared body far over the limit is refused before anything is read
+	if r.ContentLength > max+1<<20 {
+		web.WriteError(w, r, tooLarge)
+		return
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		web.WriteError(w, r, fault.Validation("package", "the body must be multipart/form-data with a part named package"))
+		return
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			web.WriteError(w, r, fault.Validation("package", "part package is missing"))
+			return
+		}
+		if err != nil {
+			web.WriteError(w, r, fault.Validation("package", "the multipart body is malformed"))
+			return
+		}
+		if part.FormName() != "package" {
+			part.Close()
+			continue
+		}
+		pkg, err := h.receive(part, max)
+		part.Close()
+		if err == nil {
+			err = restOfForm(mr)
+		}
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		res, err := h.svc.Install(r.Context(), p, pkg, Options{InstallDependencies: withDeps, Upload: true})
+		if err != nil {
+			web.WriteError(w, r, err)
+			return
+		}
+		status := http.StatusOK
+		if !res.Skipped && !res.Upgraded {
+			status = http.StatusCreated
+		}
+		web.WriteJSON(w, status, res)
+		return
+	}
+}
+
+// receive copies the part to a temporary file (at most max bytes) and
+// opens it as a package.
+func (h *Handler) receive(part io.Reader, max int64) (*Package, error) {
+	f, err := os.CreateTemp("", "coremod-*.zip")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { f.Close(); os.Remove(f.Name()) }()
+	n, err := io.Copy(f, io.LimitReader(web.ClientReader(part), max+1))
+	if err != nil {
+		return nil, err
+	}
+	if n > max {
+		return nil, fault.Validation("package", "the package is larger than %d bytes (50 MB)", max)
+	}
+	return ReadPackage(f, n, h.svc.Limits(), h.svc.Provisioners())
+}
+
+// restOfForm reads the parts after the package: a second package part
+// answers 400 (which one would be meant?), other parts are skipped.
+func restOfForm(mr *multipart.Reader) error {
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fault.Validation("package", "the multipart body is malformed")
+		}
+		name := part.FormName()
+		part.Close()
+		if name == "package" {
+			return fault.Validation("package", "send one package part per request")
+		}
+	}
+}
+
+// documentInstall adds the plain route to the OpenAPI document.
+func (h *Handler) documentInstall(api huma.API) {
+	o := web.Op(http.MethodPost, "/modules/install", "installModule", "Install a module package", web.Admin, "modules")
+	o.Description += installDoc
+	json := func(d string) *huma.Response {
+		return &huma.Response{Description: d, Content: map[string]*huma.MediaType{"application/json": {}}}
+	}
+	o.Responses = map[string]*huma.Response{"201": json("installed"), "200": json("skipped (same version) or upgraded"),
+		"400": json("invalid package or module.json, older version, oversized package"), "403": json("not an administrator, or a vendor module"),
+		"409": json("unsatisfied requires: details.missing")}
+	api.OpenAPI().AddOperation(&o)
+}
