@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"coreportal/internal/acl"
@@ -101,36 +100,4 @@ func (r *RangeReader) Close() error {
 	err := r.rc.Close()
 	r.rc = nil
 	return err
-}
-
-// ContentDisposition is an RFC 6266 attachment header for any file name: an
-// ASCII fallback in filename (quotes, backslashes, controls and non-ASCII
-// replaced by _) and the exact name in filename* (RFC 5987, UTF-8, percent-encoded).
-func ContentDisposition(name string) string {
-	var ascii, enc strings.Builder
-	for _, r := range name {
-		switch {
-		case r < 0x20 || r == 0x7f:
-			continue
-		case r > 0x7e || r == '"' || r == '\\' || r == '%':
-			ascii.WriteByte('_')
-		default:
-			ascii.WriteRune(r)
-		}
-	}
-	for _, b := range []byte(name) {
-		if b < 0x20 || b == 0x7f {
-			continue
-		}
-		if b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte("!#$&+-.^_`|~", b) >= 0 {
-			enc.WriteByte(b)
-		} else {
-			fmt.Fprintf(&enc, "%%%02X", b)
-		}
-	}
-	fallback := ascii.String()
-	if strings.TrimSpace(fallback) == "" {
-		fallback = "file"
-	}
-	return `attachment; filename="` + fallback + `"; filename*=UTF-8''` + enc.String()
 }

@@ -180,7 +180,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "sandbox")
 	hd.Set("Cache-Control", "private, no-cache")
-	hd.Set("Content-Disposition", ContentDisposition(c.Name))
+	hd.Set("Content-Disposition", web.ContentDisposition(c.Name))
 	http.ServeContent(w, r, "", c.Modified, c.Body)
 }
 

@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
-	"path"
 	"strings"
 
 	"github.com/google/uuid"
@@ -19,28 +18,8 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
+	"coreportal/internal/web"
 )
-
-// UploadName turns the file name of a multipart part into a stored name: the
-// last path element (a client path or "../" never reaches the name), control
-// characters (CR, LF, …) removed, "file" when nothing is left.
-func UploadName(raw string) string {
-	n := path.Base(strings.ReplaceAll(raw, `\`, "/"))
-	n = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return -1
-		}
-		return r
-	}, n)
-	n = strings.TrimSpace(n)
-	if n == "" || n == "." || n == ".." || n == "/" {
-		n = "file"
-	}
-	if r := []rune(n); len(r) > maxName {
-		n = string(r[len(r)-maxName:])
-	}
-	return n
-}
 
 // sniffable are the declared types whose bytes http.DetectContentType
 // recognises by signature: for them a different sniffed type is a mismatch.
@@ -103,7 +82,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 	if err := s.need(ctx, p, parent, acl.Add); err != nil {
 		return FileOut{}, false, err
 	}
-	name, err := checkName(UploadName(fileName))
+	name, err := checkName(web.UploadName(fileName))
 	if err != nil {
 		return FileOut{}, false, err
 	}

@@ -6,10 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"path/filepath"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -18,6 +15,7 @@ import (
 	"coreportal/internal/blob"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
+	"coreportal/internal/web"
 )
 
 // ItemAttachment is the record of CONTRACT.md.
@@ -58,24 +56,6 @@ func (s *Service) Attachments(ctx context.Context, p *auth.Principal, listID, re
 	return out, nil
 }
 
-func cleanFileName(name string) string {
-	name = filepath.Base(strings.ReplaceAll(name, `\`, "/"))
-	name = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r == '"' {
-			return -1
-		}
-		return r
-	}, name)
-	if name == "." || name == "/" || name == "" {
-		name = "file"
-	}
-	for utf8.RuneCountInString(name) > 255 {
-		r := []rune(name)
-		name = string(r[len(r)-255:])
-	}
-	return name
-}
-
 // Upload streams content to the blob store and records the attachment (add on the item).
 func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fileName, contentType string, r io.Reader) (ItemAttachment, error) {
 	if s.blobs == nil {
@@ -88,7 +68,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fi
 	if _, _, err := mime.ParseMediaType(contentType); err != nil || contentType == "" {
 		contentType = "application/octet-stream"
 	}
-	a := ItemAttachment{ID: uuid.NewString(), FileName: cleanFileName(fileName), ContentType: contentType, CreatedAt: s.now().UTC(),
+	a := ItemAttachment{ID: uuid.NewString(), FileName: web.UploadName(fileName), ContentType: contentType, CreatedAt: s.now().UTC(),
 		CreatedBy: p.UserID, listID: listID, itemGUID: it.GUID}
 	a.blobKey = blob.KeyFor("attachments", a.ID)
 	n, err := s.blobs.Put(ctx, a.blobKey, io.LimitReader(r, s.maxUpload+1))

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"mime/multipart"
 	"net/http"
 	"strconv"
@@ -113,7 +112,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Content-Length", strconv.FormatInt(a.Size, 10))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "sandbox")
-	hd.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.FileName}))
+	hd.Set("Content-Disposition", web.ContentDisposition(a.FileName))
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.Copy(w, rc)
 }
