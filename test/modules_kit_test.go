@@ -3,11 +3,15 @@ package test
 import (
 	"archive/zip"
 	"bytes"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"coreportal/internal/modules"
 	"coreportal/test/kit"
 )
 
@@ -71,6 +75,18 @@ func writeCatalog(t testing.TB, dir string, pkgs map[string][]byte, entries []ma
 	if err := os.WriteFile(filepath.Join(dir, "catalog.json"), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// signedEntry is a catalog.json entry of a paid vendor module signed with
+// the tests' vendor key over signedBytes (the package itself when nil).
+func signedEntry(pkg []byte, id, file string, signedBytes []byte) map[string]any {
+	if signedBytes == nil {
+		signedBytes = pkg
+	}
+	sum, signed := sha256.Sum256(pkg), sha256.Sum256(signedBytes)
+	sig := ed25519.Sign(vendorPriv, modules.ModuleMessage(id, "1.0.0", hex.EncodeToString(signed[:]), false))
+	return map[string]any{"id": id, "version": "1.0.0", "title": id, "package": file, "isFree": false,
+		"sha256": hex.EncodeToString(sum[:]), "signature": hex.EncodeToString(sig)}
 }
 
 // installModule uploads a package to POST /modules/install.

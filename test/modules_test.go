@@ -32,7 +32,11 @@ func TestModules(t *testing.T) {
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			catalog := t.TempDir()
+			extra := coremod(t, mod("vendor.extra", "1.0.0", nil, node("nodes.extra", "extra")))
+			forged := coremod(t, mod("vendor.forged", "1.0.0", nil, node("nodes.forged", "forged")))
 			writeCatalog(t, catalog, map[string][]byte{
+				"extra.coremod":        extra,
+				"forged.coremod":       forged,
 				"charts-2.1.0.coremod": coremod(t, mod("acme.charts", "2.1.0", nil, node("nodes.charts", "charts"))),
 				"charts-1.0.0.coremod": coremod(t, mod("acme.charts", "1.0.0", nil, node("nodes.charts", "charts-old"))),
 				"gauges.coremod":       coremod(t, mod("acme.gauges", "1.0.0", nil)),
@@ -40,6 +44,8 @@ func TestModules(t *testing.T) {
 				{"id": "acme.charts", "version": "1.0.0", "title": "Charts", "package": "charts-1.0.0.coremod"},
 				{"id": "acme.charts", "version": "2.1.0", "title": "Charts", "package": "charts-2.1.0.coremod"},
 				{"id": "acme.gauges", "version": "1.0.0", "title": "Gauges", "package": "gauges.coremod"},
+				signedEntry(extra, "vendor.extra", "extra.coremod", nil),
+				signedEntry(forged, "vendor.forged", "forged.coremod", extra), // signature of other bytes
 			})
 			s := kit.Start(t, b, append(vendorKeyEnv(), "MODULE_CATALOG_PATH="+catalog, "MODULE_CATALOG_URL="+remote.URL)...)
 			admin := s.Admin(t)
@@ -140,7 +146,7 @@ func modulesTemplates(t *testing.T, admin *kit.Client) {
 		t.Fatalf("second install-template %v", r)
 	}
 	st := admin.Do(t, "GET", "/modules/catalog/status", nil).Expect(t, 200).Map(t)
-	if st["vendor"].(map[string]any)["modules"] != 3.0 || st["local"].(map[string]any)["status"] != "ok" || st["local"].(map[string]any)["modules"] != 3.0 ||
+	if st["vendor"].(map[string]any)["modules"] != 3.0 || st["local"].(map[string]any)["status"] != "ok" || st["local"].(map[string]any)["modules"] != 5.0 ||
 		st["remote"].(map[string]any)["status"] != "ok" || st["remote"].(map[string]any)["modules"] != 1.0 || st["licence"].(map[string]any)["mode"] != "trial" {
 		t.Fatalf("catalog status %v", st)
 	}
@@ -219,8 +225,17 @@ func modulesDependencies(t *testing.T, admin *kit.Client) {
 	if deps = r["dependenciesInstalled"].([]any); len(deps) != 1 || deps[0].(map[string]any)["source"] != "remote" {
 		t.Fatalf("remote deps %v", r)
 	}
+	// a vendor module from the local catalog: only with the vendor's signature
+	r = installModule(t, admin, coremod(t, mod("acme.extended", "1.0.0", []string{"vendor.extra"})), "").Expect(t, 201).Map(t)
+	if deps = r["dependenciesInstalled"].([]any); len(deps) != 1 || deps[0].(map[string]any)["moduleKey"] != "vendor.extra" || deps[0].(map[string]any)["source"] != "catalog" {
+		t.Fatalf("signed vendor dependency %v", r)
+	}
+	r2 := installModule(t, admin, coremod(t, mod("acme.tricked", "1.0.0", []string{"vendor.forged"})), "").Expect(t, 409, "CONFLICT")
+	if _, ok := nodeSlugs(t, admin)["forged"]; ok {
+		t.Fatalf("a vendor package with a forged signature was installed: %s", r2.Raw)
+	}
 	// missing: 409 with details.missing, nothing written
-	r2 := installModule(t, admin, coremod(t, mod("acme.orphan", "1.0.0", []string{"acme.ghost@>=1.0.0", "acme.charts@>=3.0.0"}, node("nodes.orphan", "orphan"))), "").Expect(t, 409, "CONFLICT")
+	r2 = installModule(t, admin, coremod(t, mod("acme.orphan", "1.0.0", []string{"acme.ghost@>=1.0.0", "acme.charts@>=3.0.0"}, node("nodes.orphan", "orphan"))), "").Expect(t, 409, "CONFLICT")
 	if m := r2.Error.Details["missing"].([]any); len(m) != 2 || m[0] != "acme.ghost@>=1.0.0" || m[1] != "acme.charts@>=3.0.0" {
 		t.Fatalf("missing %s", r2.Raw)
 	}

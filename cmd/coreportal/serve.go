@@ -154,7 +154,9 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	a.buildPages()
-	a.buildModules()
+	if err := a.buildModules(); err != nil {
+		return nil, err
+	}
 	a.buildSearch()
 	a.buildDashboard()
 	return a, nil

@@ -3,6 +3,9 @@ package modules
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +27,8 @@ type CatalogEntry struct {
 	Package     string `json:"package" doc:"file name of the .coremod, relative to catalog.json"`
 	IsFree      bool   `json:"isFree"`
 	Template    string `json:"template,omitempty" doc:"portal template the module belongs to (base, helpdesk, comms)"`
+	SHA256      string `json:"sha256,omitempty" doc:"hex SHA-256 of the package (vendor modules)"`
+	Signature   string `json:"signature,omitempty" doc:"hex Ed25519 signature of ModuleMessage by the vendor key (vendor modules)"`
 }
 
 type catalogFile struct {
@@ -62,20 +67,66 @@ func decodeCatalog(r io.Reader) ([]CatalogEntry, error) {
 	return out, nil
 }
 
-// checkFetched makes sure a catalog's package is the module it announced.
-func checkFetched(pkg *Package, e CatalogEntry, source string) (*Package, error) {
+// opener turns the bytes of a catalog's package into a Package: archive
+// checks, the announced id and version, and for vendor modules the vendor's
+// signature (without a valid one a vendor.* package is refused).
+type opener struct {
+	lim       Limits
+	prov      map[string]Provisioner
+	vendorKey ed25519.PublicKey // nil: vendor modules come from the embedded catalog only
+}
+
+func (o *opener) open(b []byte, e CatalogEntry, source string) (*Package, error) {
+	vendor := IsVendorKey(e.ID)
+	if vendor {
+		if err := o.verify(b, e); err != nil {
+			return nil, fmt.Errorf("%s catalog: %s %s: %w", source, e.ID, e.Version, err)
+		}
+	}
+	pkg, err := readPackage(bytes.NewReader(b), int64(len(b)), o.lim, o.prov, source+":"+e.Package, maxDepth)
+	if err != nil {
+		return nil, fmt.Errorf("%s catalog: %s: %w", source, e.Package, err)
+	}
 	if pkg.Manifest.ID != e.ID || pkg.Manifest.Version != e.Version {
 		return nil, fmt.Errorf("%s catalog: package %s holds %s %s, not %s %s", source, e.Package, pkg.Manifest.ID, pkg.Manifest.Version, e.ID, e.Version)
 	}
-	pkg.Source, pkg.Free = source, e.IsFree
+	pkg.Source, pkg.Free, pkg.Vendor = source, e.IsFree, vendor
 	return pkg, nil
+}
+
+// ModuleMessage is what the vendor signs for a vendor module offered by a
+// local or remote catalog: the free flag is covered, so that editing
+// catalog.json cannot turn a paid module into a free one.
+func ModuleMessage(id, version, sha256hex string, free bool) []byte {
+	kind := "paid"
+	if free {
+		kind = "free"
+	}
+	return []byte("coreportal-module\n" + id + "\n" + version + "\n" + strings.ToLower(sha256hex) + "\n" + kind + "\n")
+}
+
+func (o *opener) verify(b []byte, e CatalogEntry) error {
+	if o.vendorKey == nil {
+		return fmt.Errorf("vendor modules are installed from the vendor catalog of the release only")
+	}
+	sig, err := hex.DecodeString(e.Signature)
+	if err != nil || len(sig) != ed25519.SignatureSize {
+		return fmt.Errorf("no valid vendor signature")
+	}
+	sum := sha256.Sum256(b)
+	if !strings.EqualFold(hex.EncodeToString(sum[:]), e.SHA256) {
+		return fmt.Errorf("the package does not have the announced sha256")
+	}
+	if !ed25519.Verify(o.vendorKey, ModuleMessage(e.ID, e.Version, e.SHA256, e.IsFree), sig) {
+		return fmt.Errorf("the vendor signature does not match")
+	}
+	return nil
 }
 
 // localCatalog is MODULE_CATALOG_PATH: catalog.json and the packages beside it.
 type localCatalog struct {
-	dir  string
-	lim  Limits
-	prov map[string]Provisioner
+	dir string
+	*opener
 }
 
 func (c *localCatalog) name() string { return "catalog" }
@@ -99,15 +150,14 @@ func (c *localCatalog) fetch(_ context.Context, e CatalogEntry) (*Package, error
 		return nil, fmt.Errorf("local catalog: open %s: %w", e.Package, err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	b, err := io.ReadAll(io.LimitReader(f, c.lim.MaxPackage+1))
 	if err != nil {
-		return nil, fmt.Errorf("local catalog: stat %s: %w", e.Package, err)
+		return nil, fmt.Errorf("local catalog: read %s: %w", e.Package, err)
 	}
-	pkg, err := readPackage(f, st.Size(), c.lim, c.prov, "catalog:"+e.Package, maxDepth)
-	if err != nil {
-		return nil, fmt.Errorf("local catalog: %s: %w", e.Package, err)
+	if int64(len(b)) > c.lim.MaxPackage {
+		return nil, fmt.Errorf("local catalog: %s is larger than %d bytes", e.Package, c.lim.MaxPackage)
 	}
-	return checkFetched(pkg, e, "catalog")
+	return c.open(b, e, "catalog")
 }
 
 // remoteCatalog is MODULE_CATALOG_URL: catalog.json fetched over HTTP(S)
@@ -116,11 +166,10 @@ func (c *localCatalog) fetch(_ context.Context, e CatalogEntry) (*Package, error
 type remoteCatalog struct {
 	base   *url.URL
 	client *http.Client
-	lim    Limits
-	prov   map[string]Provisioner
+	*opener
 }
 
-func newRemoteCatalog(raw string, timeout time.Duration, lim Limits, prov map[string]Provisioner) (*remoteCatalog, error) {
+func newRemoteCatalog(raw string, timeout time.Duration, o *opener) (*remoteCatalog, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("MODULE_CATALOG_URL %q is not an http(s) URL", raw)
@@ -128,7 +177,7 @@ func newRemoteCatalog(raw string, timeout time.Duration, lim Limits, prov map[st
 	if !strings.HasSuffix(u.Path, ".json") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/catalog.json"
 	}
-	return &remoteCatalog{base: u, client: &http.Client{Timeout: timeout}, lim: lim, prov: prov}, nil
+	return &remoteCatalog{base: u, client: &http.Client{Timeout: timeout}, opener: o}, nil
 }
 
 func (c *remoteCatalog) name() string { return "remote" }
@@ -177,9 +226,5 @@ func (c *remoteCatalog) fetch(ctx context.Context, e CatalogEntry) (*Package, er
 	if err != nil {
 		return nil, err
 	}
-	pkg, err := readPackage(bytes.NewReader(b), int64(len(b)), c.lim, c.prov, "remote:"+e.Package, maxDepth)
-	if err != nil {
-		return nil, fmt.Errorf("remote catalog: %s: %w", e.Package, err)
-	}
-	return checkFetched(pkg, e, "remote")
+	return c.open(b, e, "remote")
 }

@@ -36,7 +36,10 @@ Dependencies: each requires entry not satisfied by an installed module is looked
 folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog
 (MODULE_CATALOG_PATH: catalog.json { "modules": [ { id, version, title, package, isFree } ] } and the packages beside it), then
 the remote catalog (MODULE_CATALOG_URL: <url>/catalog.json, or the URL itself when it ends in .json; packages relative to it;
-15 s timeout, 1 MB catalog and 50 MB package limits). Vendor modules are looked up in the embedded vendor catalog only.
+15 s timeout, 1 MB catalog and 50 MB package limits). Vendor modules are looked up in the embedded vendor catalog, then
+in local and remote catalog entries that carry sha256 (hex) and signature (hex Ed25519 by the vendor key of release packages,
+CORE_UPDATE_PUBLIC_KEY, over "coreportal-module\n<id>\n<version>\n<sha256>\n<free|paid>\n"); an unsigned or mis-signed vendor
+entry is ignored, and vendor.* packages in deps/ never count.
 Requirements that cannot be met (not found, installDependencies=false, an installed version that does not satisfy and cannot
 be upgraded) answer 409 CONFLICT before anything is written, with details.missing (the requirements as written, e.g.
 "acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Resources of a required module are

@@ -33,19 +33,22 @@ func (f *finder) entries(ctx context.Context, c catalog) []CatalogEntry {
 
 // find returns the newest package that satisfies req, or nil.
 func (f *finder) find(ctx context.Context, req Requirement) *Package {
+	sources := []catalog{f.s.local, f.s.remote}
 	if IsVendorKey(req.Key) {
-		return f.fromCatalog(ctx, f.s.vendor, req)
-	}
-	var best *Package
-	for _, d := range f.root.Deps {
-		if d.Manifest.ID == req.Key && req.Allows(d.Manifest.Version) && (best == nil || CompareVersions(d.Manifest.Version, best.Manifest.Version) > 0) {
-			best = d
+		// the embedded catalog, then entries of the others that the vendor signed
+		sources = []catalog{f.s.vendor, f.s.local, f.s.remote}
+	} else {
+		var best *Package
+		for _, d := range f.root.Deps {
+			if d.Manifest.ID == req.Key && req.Allows(d.Manifest.Version) && (best == nil || CompareVersions(d.Manifest.Version, best.Manifest.Version) > 0) {
+				best = d
+			}
+		}
+		if best != nil {
+			return best
 		}
 	}
-	if best != nil {
-		return best
-	}
-	for _, c := range []catalog{f.s.local, f.s.remote} {
+	for _, c := range sources {
 		if c == nil {
 			continue
 		}
@@ -119,7 +122,7 @@ func (s *Service) plan(ctx context.Context, root *Package, withDeps bool, instal
 			case cand == nil:
 				miss.Reason = "not found in deps/, the local or the remote catalog"
 				if IsVendorKey(req.Key) {
-					miss.Reason = "not in the vendor catalog of this release"
+					miss.Reason = "not in the vendor catalog of this release nor signed by the vendor in the local or remote catalog"
 				}
 				missing = append(missing, miss)
 				continue

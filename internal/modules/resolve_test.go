@@ -2,6 +2,9 @@ package modules
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -97,14 +100,14 @@ func TestRemoteCatalogLimits(t *testing.T) {
 		_, _ = w.Write([]byte(`{"modules":[` + strings.Repeat(" ", maxCatalogBytes) + `]}`))
 	}))
 	defer srv.Close()
-	rc, err := newRemoteCatalog(srv.URL+"/catalog.json", 5*time.Second, DefaultLimits, nil)
+	rc, err := newRemoteCatalog(srv.URL+"/catalog.json", 5*time.Second, &opener{lim: DefaultLimits})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := rc.entries(context.Background()); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("an oversized catalog.json was accepted: %v", err)
 	}
-	if _, err := newRemoteCatalog("file:///etc/passwd", 1, DefaultLimits, nil); err == nil {
+	if _, err := newRemoteCatalog("file:///etc/passwd", 1, &opener{lim: DefaultLimits}); err == nil {
 		t.Fatal("a file: URL was accepted")
 	}
 }
@@ -116,4 +119,45 @@ func mustManifest(t *testing.T, raw []byte) *Manifest {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestVendorModuleFromCatalogNeedsTheVendorSignature: a vendor.* entry of a
+// local catalog is used only with a valid signature over id, version,
+// sha256 and the free flag.
+func TestVendorModuleFromCatalogNeedsTheVendorSignature(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	pkg := zipOf(t, entry{"module.json", manifestJSON("vendor.extra", "1.0.0")})
+	sum := sha256.Sum256(pkg)
+	sha := hex.EncodeToString(sum[:])
+	sign := func(free bool) string {
+		return hex.EncodeToString(ed25519.Sign(priv, ModuleMessage("vendor.extra", "1.0.0", sha, free)))
+	}
+	e := CatalogEntry{ID: "vendor.extra", Version: "1.0.0", Package: "x", SHA256: sha, Signature: sign(false)}
+	o := &opener{lim: DefaultLimits, vendorKey: pub}
+	got, err := o.open(pkg, e, "catalog")
+	if err != nil || !got.Vendor || got.Free {
+		t.Fatalf("signed package: %+v %v", got, err)
+	}
+	flipped := e
+	flipped.IsFree = true // catalog.json edited to make a paid module free
+	other := e
+	other.SHA256 = strings.Repeat("0", 64)
+	for name, c := range map[string]struct {
+		e CatalogEntry
+		o *opener
+	}{
+		"free flag flipped": {flipped, o},
+		"other sha256":      {other, o},
+		"no signature":      {CatalogEntry{ID: "vendor.extra", Version: "1.0.0", Package: "x", SHA256: sha}, o},
+		"no vendor key":     {e, &opener{lim: DefaultLimits}},
+	} {
+		if _, err := c.o.open(pkg, c.e, "catalog"); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	// a non-vendor module needs no signature
+	plain := zipOf(t, entry{"module.json", manifestJSON("acme.extra", "1.0.0")})
+	if _, err := o.open(plain, CatalogEntry{ID: "acme.extra", Version: "1.0.0", Package: "y"}, "catalog"); err != nil {
+		t.Fatal(err)
+	}
 }

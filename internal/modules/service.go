@@ -7,6 +7,7 @@ package modules
 
 import (
 	"context"
+	"crypto/ed25519"
 	"fmt"
 	"log/slog"
 	"time"
@@ -31,6 +32,9 @@ type Config struct {
 	CatalogURL  string        // MODULE_CATALOG_URL
 	Timeout     time.Duration // remote catalog requests (default 15 s)
 	Limits      Limits        // zero = DefaultLimits
+	// VendorKey checks the signatures of vendor modules offered by the
+	// local and remote catalogs; nil = vendor modules from the embedded catalog only.
+	VendorKey ed25519.PublicKey
 }
 
 // Service installs modules and answers the modules operations.
@@ -59,11 +63,12 @@ func New(db *store.DB, svc Services, lic Licence, cfg Config) *Service {
 	prov := builtinProvisioners()
 	s := &Service{db: db, st: &recordStore{db: db}, svc: svc, lic: lic, prov: prov, lim: cfg.Limits,
 		vendor: &vendorCatalog{prov: prov}, now: time.Now}
+	o := &opener{lim: cfg.Limits, prov: prov, vendorKey: cfg.VendorKey}
 	if cfg.CatalogPath != "" {
-		s.local = &localCatalog{dir: cfg.CatalogPath, lim: cfg.Limits, prov: prov}
+		s.local = &localCatalog{dir: cfg.CatalogPath, opener: o}
 	}
 	if cfg.CatalogURL != "" {
-		rc, err := newRemoteCatalog(cfg.CatalogURL, cfg.Timeout, cfg.Limits, prov)
+		rc, err := newRemoteCatalog(cfg.CatalogURL, cfg.Timeout, o)
 		if err != nil {
 			s.badURL = err
 			slog.Warn("remote module catalog disabled", "err", err)

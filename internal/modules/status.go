@@ -19,7 +19,7 @@ type SourceStatus struct {
 	Status     string `json:"status" enum:"ok,error,not_configured"`
 	Message    string `json:"message,omitempty" doc:"why a configured catalog cannot be read"`
 	Modules    int    `json:"modules" doc:"entries listed"`
-	Available  int    `json:"available" doc:"entries this portal may install: non-vendor modules of local and remote catalogs; free or entitled modules of the vendor catalog (vendor.* entries of local and remote catalogs are never installed)"`
+	Available  int    `json:"available" doc:"entries this portal may install: non-vendor modules, and vendor modules that are free or entitled (in local and remote catalogs only signed vendor entries count; the signature is checked on installation)"`
 }
 
 // LicenceBlock is the part of the licence status that decides availability.
@@ -83,6 +83,8 @@ func (s *Service) sourceStatus(ctx context.Context, c catalog, confErr error) So
 			out.Available++
 		case !isVendor && !IsVendorKey(e.ID):
 			out.Available++
+		case !isVendor && e.Signature != "" && (e.IsFree || s.lic.Entitled(e.ID)):
+			out.Available++ // the signature itself is checked on installation
 		}
 	}
 	return out

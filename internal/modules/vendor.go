@@ -8,9 +8,9 @@ import (
 )
 
 // vendorFS is the vendor catalog of this release. Vendor modules (keys
-// starting with vendor.) are installed from here only: a vendor.* package
-// uploaded by hand, found in deps/ or offered by a local or remote catalog is
-// not trusted (see the README, "Modules").
+// starting with vendor.) come from here, or from a local or remote catalog
+// entry that carries the vendor's signature; a vendor.* package uploaded by
+// hand or found in deps/ is never trusted (see the README, "Modules").
 //
 //go:embed vendor/*.json
 var vendorFS embed.FS
@@ -46,10 +46,8 @@ func (c *vendorCatalog) fetch(_ context.Context, e CatalogEntry) (*Package, erro
 	if err != nil {
 		return nil, fmt.Errorf("vendor catalog: %s: %w", e.Package, err)
 	}
-	pkg, err := checkFetched(&Package{Manifest: m}, e, "vendor")
-	if err != nil {
-		return nil, err
+	if m.ID != e.ID || m.Version != e.Version {
+		return nil, fmt.Errorf("vendor catalog: %s holds %s %s, not %s %s", e.Package, m.ID, m.Version, e.ID, e.Version)
 	}
-	pkg.Vendor = true
-	return pkg, nil
+	return &Package{Manifest: m, Source: "vendor", Vendor: true, Free: e.IsFree}, nil
 }
