@@ -78,7 +78,12 @@ func readPackage(r io.ReaderAt, size int64, lim Limits, provisioners map[string]
 	if len(deps) > 0 && depth >= maxDepth {
 		return nil, fault.Validation("package", "%s: a package inside deps/ may not carry deps/ itself", source)
 	}
+	// dependencies are opened in memory: together they may not exceed one package
+	var depBytes uint64
 	for _, f := range deps {
+		if depBytes += f.UncompressedSize64; depBytes > uint64(lim.MaxPackage) {
+			return nil, fault.Validation("package", "%s: the packages in deps/ are larger than %d bytes together", source, lim.MaxPackage)
+		}
 		b, err := readEntry(f, lim.MaxPackage)
 		if err != nil {
 			return nil, err
