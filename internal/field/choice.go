@@ -12,14 +12,30 @@ import (
 )
 
 // Choice values are stored as a JSON array of strings in f_n (whatever
-// allowMultiple says, so that changing it needs no DDL) and framed,
-// lower-cased in f_n_ci for eq/in/contains and sorting.
+// allowMultiple says, so that changing it needs no DDL). Sorting uses the
+// folded array (Fold), filters the folded array with its JSON punctuation
+// replaced by the separator (ChoiceFrame): "\x1fa\x1fb\x1f", in which
+// whole entries and prefixes of entries are a LIKE (needles are JSON-encoded
+// as the stored entries are).
 type choiceKind struct{}
 
 func init() { register(Choice, choiceKind{}) }
 
 func (choiceKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+	return [][2]string{{f.Column(), ciType(d)}}
+}
+
+// ChoiceFrame is the framed, lower-cased SQL form of a choice column. Inside
+// a JSON string every quote is escaped, so '["', '","' and '"]' occur only
+// between entries.
+func ChoiceFrame(col string) string {
+	return "replace(replace(replace(" + Fold(col) + ", '[\"', '" + Sep + "'), '\",\"', '" + Sep + "'), '\"]', '" + Sep + "')"
+}
+
+// jsonText is s as it appears inside a stored JSON string.
+func jsonText(s string) string {
+	j, _ := json.Marshal(s)
+	return string(j[1 : len(j)-1])
 }
 
 func (choiceKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
@@ -109,14 +125,10 @@ func framed(parts []string) string {
 func (choiceKind) Cells(f *Def, v any) Cells {
 	list := ChoiceList(v)
 	if len(list) == 0 {
-		return Cells{f.Column(): nil, f.CI(): nil}
+		return Cells{f.Column(): nil}
 	}
 	j, _ := json.Marshal(list)
-	low := make([]string, len(list))
-	for i, s := range list {
-		low[i] = Lower(s)
-	}
-	return Cells{f.Column(): string(j), f.CI(): framed(low)}
+	return Cells{f.Column(): string(j)}
 }
 
 func (choiceKind) Decode(f *Def, raw any) any {
@@ -137,13 +149,14 @@ func (choiceKind) Decode(f *Def, raw any) any {
 func (choiceKind) Search(_ *Def, v any) string { return strings.Join(ChoiceList(v), " ") }
 
 func (choiceKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.CI(), func(v any) (string, error) {
+	frame := ChoiceFrame(f.Column())
+	return framedFilter(f, op, o, frame, frame, func(v any) (string, error) {
 		s, ok := scalarString(v)
 		if !ok {
 			return "", opErr("value of %q must be text", f.Title)
 		}
-		return Lower(s), nil
-	})
+		return jsonText(Lower(s)), nil
+	}, jsonText)
 }
 
-func (choiceKind) SortExpr(f *Def) string { return f.CI() }
+func (choiceKind) SortExpr(f *Def) string { return Fold(f.Column()) }

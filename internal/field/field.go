@@ -4,10 +4,13 @@
 //
 // Storage layout (one table per list, see ARCHITECTURE.md): a field with
 // column number n owns the value column f_n and, for types that need them,
-// two shadow columns: f_n_ci (lower-cased text, lowered in Go so that
-// case-insensitive matching is Unicode-aware and identical on SQLite and
-// PostgreSQL) and f_n_k (keys of multi-valued types framed by the unit
-// separator, e.g. "\x1fid1\x1fid2\x1f", so that "contains this key" is a LIKE).
+// shadow columns: f_n_k (keys of multi-valued types framed by the unit
+// separator, e.g. "\x1fid1\x1fid2\x1f", so that "contains this key" is a LIKE)
+// and, for html_text, person, lookup and link only, f_n_ci (the lower-cased
+// text that their filters compare: plain text of HTML, framed display names,
+// the URL). Text, multi-line text and choice values have no stored copy:
+// they are compared through Fold (cp_lower), in conditions and in expression
+// indexes, identically on SQLite and PostgreSQL.
 package field
 
 import (
@@ -93,6 +96,21 @@ func (f *Def) Column() string {
 
 // CI is the lower-cased shadow column.
 func (f *Def) CI() string { return f.Column() + "_ci" }
+
+// Fold is the case-insensitive form of a column in SQL: cp_lower, Go's
+// strings.ToLower registered on every SQLite connection and lower() on
+// PostgreSQL (migrations 1101, 1120), so that Cyrillic folds identically.
+// Filters and sorting use it, and indexes are built on the same expression.
+func Fold(col string) string { return "cp_lower(" + col + ")" }
+
+// Unfold returns the column of a Fold expression (ok false for anything else).
+func Unfold(expr string) (col string, ok bool) {
+	col, ok = strings.CutPrefix(expr, "cp_lower(")
+	if !ok || !strings.HasSuffix(col, ")") {
+		return "", false
+	}
+	return strings.TrimSuffix(col, ")"), true
+}
 
 // Keys is the key-list shadow column.
 func (f *Def) Keys() string { return f.Column() + "_k" }

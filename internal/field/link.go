@@ -93,7 +93,7 @@ func (linkKind) Search(_ *Def, v any) string {
 }
 
 func (linkKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return textFilter(f, op, o)
+	return textFilter(f, f.CI(), op, o)
 }
 
 func (linkKind) SortExpr(f *Def) string { return f.CI() }

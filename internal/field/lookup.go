@@ -174,7 +174,7 @@ func (lookupKind) Search(_ *Def, v any) string {
 }
 
 func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Keys(), func(v any) (string, error) {
+	return framedFilter(f, op, o, f.Keys(), f.CI(), func(v any) (string, error) {
 		switch x := v.(type) {
 		case float64:
 			if x == float64(int64(x)) {
@@ -190,7 +190,7 @@ func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 			}
 		}
 		return "", opErr("value of %q must be an item number", f.Title)
-	})
+	}, asIs)
 }
 
 func (lookupKind) SortExpr(f *Def) string { return f.CI() }

@@ -97,8 +97,9 @@ func emptyOps(col, op string) (string, bool) {
 	return "", false
 }
 
-// textFilter compares lower-cased text in the ci column.
-func textFilter(f *Def, op string, o Operand) (string, []any, error) {
+// textFilter compares lower-cased text: ci is the folded expression or the
+// lower-cased column.
+func textFilter(f *Def, ci, op string, o Operand) (string, []any, error) {
 	if s, ok := emptyOps(f.Column(), op); ok {
 		return s, nil, nil
 	}
@@ -114,7 +115,6 @@ func textFilter(f *Def, op string, o Operand) (string, []any, error) {
 		}
 		strs[i] = Lower(s)
 	}
-	ci := f.CI()
 	switch op {
 	case OpEq:
 		return ci + " = ?", strs, nil
@@ -143,10 +143,11 @@ func textFilter(f *Def, op string, o Operand) (string, []any, error) {
 	return "", nil, unsupported(f, op)
 }
 
-// framedFilter matches entries of a framed shadow column ("\x1fa\x1fb\x1f").
+// framedFilter matches entries of a framed expression ("\x1fa\x1fb\x1f").
 // eq/ne/in compare whole entries of keyCol (keys given by key), contains and
-// startsWith look into the lower-cased displays of the ci column.
-func framedFilter(f *Def, op string, o Operand, keyCol string, key func(v any) (string, error)) (string, []any, error) {
+// startsWith look into the lower-cased displays of ci; text turns a lower-cased
+// needle into its stored form.
+func framedFilter(f *Def, op string, o Operand, keyCol, ci string, key func(v any) (string, error), text func(string) string) (string, []any, error) {
 	if s, ok := emptyOps(f.Column(), op); ok {
 		return s, nil, nil
 	}
@@ -176,11 +177,11 @@ func framedFilter(f *Def, op string, o Operand, keyCol string, key func(v any) (
 		if !ok {
 			return "", nil, opErr("value of %q must be text", f.Title)
 		}
-		s = likeEscape(Lower(strings.ReplaceAll(s, Sep, "")))
+		s = likeEscape(text(Lower(strings.ReplaceAll(s, Sep, ""))))
 		if op == OpContains {
-			return f.CI() + " LIKE ?" + esc, []any{"%" + s + "%"}, nil
+			return ci + " LIKE ?" + esc, []any{"%" + s + "%"}, nil
 		}
-		return f.CI() + " LIKE ?" + esc, []any{"%" + Sep + s + "%"}, nil
+		return ci + " LIKE ?" + esc, []any{"%" + Sep + s + "%"}, nil
 	}
 	return "", nil, unsupported(f, op)
 }
@@ -218,6 +219,8 @@ func orderedFilter(f *Def, col, op string, o Operand, conv func(v any) (any, err
 	}
 	return "", nil, unsupported(f, op)
 }
+
+func asIs(s string) string { return s }
 
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 

@@ -164,7 +164,7 @@ func (personKind) Search(_ *Def, v any) string {
 }
 
 func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Keys(), func(v any) (string, error) {
+	return framedFilter(f, op, o, f.Keys(), f.CI(), func(v any) (string, error) {
 		switch x := v.(type) {
 		case string:
 			if strings.TrimSpace(x) == PlaceholderMe {
@@ -181,7 +181,7 @@ func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 			}
 		}
 		return "", opErr("value of %q must be a subject id or [Я]", f.Title)
-	})
+	}, asIs)
 }
 
 func (personKind) SortExpr(f *Def) string { return f.CI() }

@@ -14,6 +14,10 @@ import (
 // MaxText bounds text values (characters).
 const MaxText = 100_000
 
+// ciType is the type of columns compared as text: on PostgreSQL with the
+// binary "C" collation, so that order and prefix ranges are by code point as
+// on SQLite (cp_lower folds with the database's character type and keeps its
+// argument's collation).
 func ciType(d store.Dialect) string {
 	if d == store.Postgres {
 		return `TEXT COLLATE "C"`
@@ -54,8 +58,14 @@ func init() {
 	register(HTMLText, textKind{html: true})
 }
 
-func (textKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+// Columns: html_text keeps the lower-cased plain text of its HTML in f_n_ci
+// (what filters compare must not include tags); text and multi-line text
+// values are compared through Fold.
+func (k textKind) Columns(d store.Dialect, f *Def) [][2]string {
+	if k.html {
+		return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+	}
+	return [][2]string{{f.Column(), ciType(d)}}
 }
 
 func (k textKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ Env) (any, error) {
@@ -82,6 +92,9 @@ func (k textKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ En
 }
 
 func (k textKind) Cells(f *Def, v any) Cells {
+	if !k.html {
+		return Cells{f.Column(): v}
+	}
 	if v == nil {
 		return Cells{f.Column(): nil, f.CI(): nil}
 	}
@@ -98,11 +111,16 @@ func (k textKind) Search(_ *Def, v any) string {
 	return s
 }
 
-func (textKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return textFilter(f, op, o)
+func (k textKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
+	return textFilter(f, k.SortExpr(f), op, o)
 }
 
-func (textKind) SortExpr(f *Def) string { return f.CI() }
+func (k textKind) SortExpr(f *Def) string {
+	if k.html {
+		return f.CI()
+	}
+	return Fold(f.Column())
+}
 
 func asString(raw any) any {
 	switch x := raw.(type) {

@@ -127,7 +127,7 @@ func sortIndexWanted(l *List, col string, desc bool) adhocIndex {
 	if desc {
 		dir, suffix = "DESC", "_sd"
 	}
-	c, t := safeIdent(col), safeIdent(l.Table)
+	c, t := indexKey(col), safeIdent(l.Table)
 	name := safeIdent(indexName(l, col) + "_x" + suffix[2:])
 	return adhocIndex{name: name, alt: []string{indexName(l, col) + suffix},
 		ddl: func(conc bool) string {
@@ -136,7 +136,7 @@ func sortIndexWanted(l *List, col string, desc bool) adhocIndex {
 }
 
 func filterIndexWanted(l *List, col string) adhocIndex {
-	c, t := safeIdent(col), safeIdent(l.Table)
+	c, t := indexKey(col), safeIdent(l.Table)
 	name := safeIdent(indexName(l, col) + "_xf")
 	return adhocIndex{name: name, alt: []string{indexName(l, col)},
 		ddl: func(conc bool) string {
@@ -145,7 +145,7 @@ func filterIndexWanted(l *List, col string) adhocIndex {
 }
 
 func trigramIndexWanted(l *List, col string) adhocIndex {
-	c, t := safeIdent(col), safeIdent(l.Table)
+	c, t := indexKey(col), safeIdent(l.Table)
 	name := safeIdent(indexName(l, col) + "_xt")
 	return adhocIndex{name: name, trgm: true,
 		ddl: func(conc bool) string {
@@ -178,23 +178,20 @@ func compositeWanted(l *List, sortCol string, desc bool, fcols []string) []adhoc
 		dir, suffix = "DESC", "_sd"
 	}
 	var out []adhocIndex
-	sortName := "ixt" + hex + "__" + sortCol + suffix + "__" + strings.Join(fcols, "__")
+	sortName := "ixt" + hex + "__" + keyToken(sortCol) + suffix + "__" + keyTokens(fcols)
 	if identRE.MatchString(sortName) {
-		c := safeIdent(sortCol)
-		keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC"
-		for _, f := range fcols {
-			keys += ", " + safeIdent(f)
-		}
+		c := indexKey(sortCol)
+		keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC, " + indexKeys(fcols)
 		out = append(out, adhocIndex{name: sortName, composite: true,
-			alt: []string{"ixs" + hex + "__" + sortCol + suffix + "__" + strings.Join(fcols, "__")},
+			alt: []string{"ixs" + hex + "__" + keyToken(sortCol) + suffix + "__" + keyTokens(fcols)},
 			ddl: func(conc bool) string {
 				return "CREATE INDEX " + concurrently(conc) + "IF NOT EXISTS " + sortName + " ON " + t + " (" + keys + ")"
 			}})
 	}
-	filterName := "ixd" + hex + "__" + strings.Join(fcols, "__")
+	filterName := "ixd" + hex + "__" + keyTokens(fcols)
 	if len(fcols) >= 2 && identRE.MatchString(filterName) {
-		cols := strings.Join(fcols, ", ")
-		out = append(out, adhocIndex{name: filterName, alt: []string{"ixc" + hex + "__" + strings.Join(fcols, "__")},
+		cols := indexKeys(fcols)
+		out = append(out, adhocIndex{name: filterName, alt: []string{"ixc" + hex + "__" + keyTokens(fcols)},
 			ddl: func(conc bool) string {
 				return "CREATE INDEX " + concurrently(conc) + "IF NOT EXISTS " + filterName + " ON " + t + " (" + cols + ")"
 			}})
@@ -236,7 +233,7 @@ func wantedIndexes(sc *schema, keys []query.SortKey, user query.FilterSpec, pg b
 		case field.OpEq, field.OpIn, field.OpGt, field.OpGte, field.OpLt, field.OpLte, field.OpStartsWith:
 			out = append(out, filterIndexWanted(sc.list, col))
 		case field.OpContains:
-			if s, ok := c.Value.(string); pg && ok && utf8.RuneCountInString(strings.TrimSpace(s)) >= 3 && col == f.CI() {
+			if s, ok := c.Value.(string); pg && ok && utf8.RuneCountInString(strings.TrimSpace(s)) >= 3 && (col == f.CI() || col == field.Fold(f.Column())) {
 				out = append(out, trigramIndexWanted(sc.list, col))
 			}
 		}

@@ -140,7 +140,7 @@ func TestWantedIndexes(t *testing.T) {
 	names := func(ws []adhocIndex) []string {
 		var out []string
 		for _, w := range ws {
-			n := strings.TrimPrefix(w.name, indexName(l, ""))
+			n := strings.TrimPrefix(w.name, "ix"+strings.TrimPrefix(l.Table, "li")+"_")
 			out = append(out, strings.Replace(n, strings.TrimPrefix(l.Table, "li"), "", 1))
 		}
 		return out

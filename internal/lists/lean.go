@@ -28,11 +28,19 @@ func (s *Service) qCondition(sc *schema, q string) (string, []any) {
 		if f.Col == 0 || f.ColName != "" {
 			continue
 		}
+		var expr string
 		switch f.Type {
-		case field.Text, field.MultilineText, field.HTMLText, field.Choice, field.Lookup, field.Person, field.Link:
-			parts = append(parts, safeIdent(f.CI())+" LIKE ? ESCAPE '\\'")
-			args = append(args, p)
+		case field.Text, field.MultilineText:
+			expr = field.Fold(safeIdent(f.Column()))
+		case field.Choice:
+			expr = field.ChoiceFrame(safeIdent(f.Column()))
+		case field.HTMLText, field.Lookup, field.Person, field.Link:
+			expr = safeIdent(f.CI())
+		default:
+			continue
 		}
+		parts = append(parts, expr+" LIKE ? ESCAPE '\\'")
+		args = append(args, p)
 	}
 	if len(parts) == 0 {
 		return "1 = 0", nil
@@ -41,18 +49,27 @@ func (s *Service) qCondition(sc *schema, q string) (string, []any) {
 }
 
 // leanDone remembers the item tables already checked by leanTable.
-var leanDone sync.Map
+var (
+	leanDone sync.Map
+	leanMu   sync.Mutex
+)
 
 // leanTable migrates an item table made before rows were lean, in place, on
 // the first load of its list: the search_text copy goes (q reads the search
 // index; the list's entries are rebuilt once so that none is missing). It
 // runs outside transactions; a failure is logged and tried again on a later
-// load (the column has a default, so writes without it still work).
+// load (the column has a default, so writes without it still work). The
+// lower-cased copies of text and choice values go the same way (dropFoldCopies).
 func (s *Service) leanTable(ctx context.Context, sc *schema) {
 	if store.InTransaction(ctx) {
 		return
 	}
 	key := s.db.Dialect.String() + "/" + sc.list.Table
+	if _, done := leanDone.Load(key); done {
+		return
+	}
+	leanMu.Lock() // one migration at a time: concurrent first loads would race on the same DDL
+	defer leanMu.Unlock()
 	if _, done := leanDone.Load(key); done {
 		return
 	}
@@ -73,6 +90,14 @@ func (s *Service) leanTable(ctx context.Context, sc *schema) {
 			return
 		}
 		slog.InfoContext(ctx, "item table migrated: search_text dropped", "list", sc.list.ID)
+	}
+	changed, err := s.dropFoldCopies(ctx, sc)
+	if err != nil {
+		slog.WarnContext(ctx, "lean item table: drop lower-cased copies", "list", sc.list.ID, "err", err)
+		return
+	}
+	if changed {
+		logFold(ctx, sc)
 	}
 	leanDone.Store(key, true)
 }

@@ -26,6 +26,41 @@ func safeIdent(s string) string {
 	return s
 }
 
+// indexKey is the SQL of an index key: a column, or a folded column
+// (field.Fold) that case-insensitive filters and sorts compare.
+func indexKey(expr string) string {
+	if col, ok := field.Unfold(expr); ok {
+		return field.Fold(safeIdent(col))
+	}
+	return safeIdent(expr)
+}
+
+// keyToken is what an index key contributes to index names: the column, or
+// <column>_ci for a folded one (the name of the lower-cased copy it
+// replaces, so that an index keeps its name across the lean migration).
+func keyToken(expr string) string {
+	if col, ok := field.Unfold(expr); ok {
+		return safeIdent(col) + "_ci"
+	}
+	return safeIdent(expr)
+}
+
+func keyTokens(exprs []string) string {
+	out := make([]string, len(exprs))
+	for i, e := range exprs {
+		out[i] = keyToken(e)
+	}
+	return strings.Join(out, "__")
+}
+
+func indexKeys(exprs []string) string {
+	out := make([]string, len(exprs))
+	for i, e := range exprs {
+		out[i] = indexKey(e)
+	}
+	return strings.Join(out, ", ")
+}
+
 func tableName(listID string) string { return "li_" + strings.ReplaceAll(listID, "-", "") }
 
 func idType(d store.Dialect) string {
@@ -125,10 +160,8 @@ func (s *Store) dropColumns(ctx context.Context, l *List, f *field.Def) error {
 		if err := s.dropFilterIndexes(ctx, l, c[0]); err != nil {
 			return err
 		}
-		for _, suffix := range append([]string{"", "_sa", "_sd"}, adhocSuffixes...) {
-			if _, err := s.db.W(ctx).ExecContext(ctx, "DROP INDEX IF EXISTS "+safeIdent(indexName(l, c[0])+suffix)); err != nil {
-				return fmt.Errorf("drop index: %w", err)
-			}
+		if err := s.dropColumnIndexes(ctx, l, c[0]); err != nil {
+			return err
 		}
 		if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+safeIdent(l.Table)+" DROP COLUMN "+safeIdent(c[0])); err != nil {
 			return fmt.Errorf("drop column: %w", err)
@@ -137,8 +170,22 @@ func (s *Store) dropColumns(ctx context.Context, l *List, f *field.Def) error {
 	return nil
 }
 
-func indexName(l *List, col string) string {
-	return "ix" + strings.TrimPrefix(l.Table, "li") + "_" + col
+// dropColumnIndexes drops the single-key indexes of a column and of its
+// folded form (SQLite refuses to drop a column that an index uses).
+func (s *Store) dropColumnIndexes(ctx context.Context, l *List, col string) error {
+	for _, token := range []string{col, keyToken(field.Fold(col))} {
+		for _, suffix := range append([]string{"", "_sa", "_sd"}, adhocSuffixes...) {
+			if _, err := s.db.W(ctx).ExecContext(ctx, "DROP INDEX IF EXISTS "+safeIdent(indexName(l, token)+suffix)); err != nil {
+				return fmt.Errorf("drop index: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// indexName is the name of a single-key index; key is a column or a folded column.
+func indexName(l *List, key string) string {
+	return "ix" + strings.TrimPrefix(l.Table, "li") + "_" + keyToken(key)
 }
 
 // ensureIndex creates the index of a column that views sort or filter on.
@@ -146,7 +193,7 @@ func (s *Store) ensureIndex(ctx context.Context, l *List, col string) error {
 	if col == "id" {
 		return nil
 	}
-	q := "CREATE INDEX IF NOT EXISTS " + safeIdent(indexName(l, col)) + " ON " + safeIdent(l.Table) + " (" + safeIdent(col) + ")"
+	q := "CREATE INDEX IF NOT EXISTS " + safeIdent(indexName(l, col)) + " ON " + safeIdent(l.Table) + " (" + indexKey(col) + ")"
 	if _, err := s.db.W(ctx).ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("create index: %w", err)
 	}
@@ -166,15 +213,13 @@ func (s *Store) ensureSortIndex(ctx context.Context, l *List, col string, desc b
 	if desc {
 		dir, suffix = "DESC", "_sd"
 	}
-	c := safeIdent(col)
+	c := indexKey(col)
 	name := indexName(l, col) + suffix
 	keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC"
 	if len(trailing) > 0 {
 		trailing = trailing[:min(len(trailing), maxFilterIndexColumns)]
-		for _, t := range trailing {
-			keys += ", " + safeIdent(t)
-		}
-		name = "ixs" + strings.TrimPrefix(l.Table, "li") + "__" + col + suffix + "__" + strings.Join(trailing, "__")
+		keys += ", " + indexKeys(trailing)
+		name = "ixs" + strings.TrimPrefix(l.Table, "li") + "__" + keyToken(col) + suffix + "__" + keyTokens(trailing)
 		if !identRE.MatchString(name) {
 			return nil // too long for an identifier: the plain sort index remains
 		}
@@ -197,14 +242,11 @@ func (s *Store) ensureFilterIndex(ctx context.Context, l *List, cols []string) e
 		return nil
 	}
 	cols = cols[:min(len(cols), maxFilterIndexColumns)]
-	for _, c := range cols {
-		safeIdent(c)
-	}
-	name := "ixc" + strings.TrimPrefix(l.Table, "li") + "__" + strings.Join(cols, "__")
+	name := "ixc" + strings.TrimPrefix(l.Table, "li") + "__" + keyTokens(cols)
 	if !identRE.MatchString(name) {
 		return nil // too long for an identifier: the single-column indexes remain
 	}
-	q := "CREATE INDEX IF NOT EXISTS " + name + " ON " + safeIdent(l.Table) + " (" + strings.Join(cols, ", ") + ")"
+	q := "CREATE INDEX IF NOT EXISTS " + name + " ON " + safeIdent(l.Table) + " (" + indexKeys(cols) + ")"
 	if _, err := s.db.W(ctx).ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("create filter index: %w", err)
 	}
@@ -234,7 +276,8 @@ func (s *Store) dropFilterIndexes(ctx context.Context, l *List, col string) erro
 			continue
 		}
 		for _, c := range strings.Split(cols, "__") {
-			if c == col || c == col+"_sa" || c == col+"_sd" {
+			c = strings.TrimSuffix(strings.TrimSuffix(c, "_sa"), "_sd")
+			if c == col || c == keyToken(field.Fold(col)) { // the column or its folded form
 				drop = append(drop, name)
 				break
 			}
