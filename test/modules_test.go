@@ -140,6 +140,13 @@ func modulesTemplates(t *testing.T, admin *kit.Client) {
 	admin.Do(t, "GET", "/pages/"+rm["pages.home"].(string), nil).Expect(t, 200)
 	admin.Do(t, "GET", "/libraries/"+rm["libraries.kb"].(string), nil).Expect(t, 200)
 	admin.Do(t, "GET", "/groups/"+rm["groups.agents"].(string), nil).Expect(t, 200)
+	// menu items bound to the list and library they link to
+	menu := string(admin.Do(t, "GET", "/nodes/"+rm["nodes.helpdesk"].(string)+"/menu", nil).Expect(t, 200).Raw)
+	for _, want := range []string{`"resourceId":"` + rm["lists.tickets"].(string) + `"`, `"resourceId":"` + rm["libraries.kb"].(string) + `"`, `"id":"` + rm["menu.tickets"].(string) + `"`} {
+		if !strings.Contains(menu, want) {
+			t.Fatalf("helpdesk menu lacks %s: %s", want, menu)
+		}
+	}
 	// again: skipped, nothing recreated
 	r := admin.Do(t, "POST", "/modules/install-template", map[string]any{"templateId": "helpdesk"}).Expect(t, 200).Map(t)
 	if m := r["modules"].([]any)[0].(map[string]any); m["skipped"] != true || m["resourceMap"].(map[string]any)["nodes.helpdesk"] != rm["nodes.helpdesk"] {

@@ -20,7 +20,7 @@ func (a *app) buildModules() error {
 		return fmt.Errorf("CORE_UPDATE_PUBLIC_KEY: %w", err)
 	}
 	a.modules = modules.New(a.db, modules.Services{
-		Nodes: a.nodes, Lists: a.lists, Libraries: a.libraries, Pages: a.pages, Groups: a.access.groups,
+		Nodes: a.nodes, Lists: a.lists, Libraries: a.libraries, Pages: a.pages, Groups: a.access.groups, Menu: a.access.menu,
 	}, a.licence, modules.Config{CatalogPath: a.cfg.ModuleCatalogPath, CatalogURL: a.cfg.ModuleCatalogURL, VendorKey: pub})
 	return nil
 }

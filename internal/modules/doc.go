@@ -27,7 +27,11 @@ module.json:
       "views":  [ { "key": "open", "title": "Open", "isDefault": false, "config": { "columns": ["title", "due"] } } ] },
     { "key": "libraries.docs", "type": "library", "node": { "$ref": "nodes.tasks" }, "title": "Documents", "slug": "documents" },
     { "key": "pages.help", "type": "page", "node": { "$ref": "nodes.tasks" }, "title": "Help", "slug": "help", "content": "<p>…</p>" },
-    { "key": "groups.leads", "type": "group", "name": "Task leads", "description": "" } ] }
+    { "key": "groups.leads", "type": "group", "name": "Task leads", "description": "" },
+    { "key": "menu.tasks", "type": "menuItem", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "link": "/tasks/lists/tasks",
+      "openInNewTab": false } ] }
+A menuItem is added to the node's menu as POST /nodes/{id}/menu/items does: a slug path (/<node path>/lists/<slug>, …/libraries/…,
+…/pages/…) of a resource created before it is bound to that resource and follows its renames.
 Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
 modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
 Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).

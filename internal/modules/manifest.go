@@ -33,20 +33,22 @@ type Ref struct {
 }
 
 // Resource is one thing a module creates. Which attributes apply depends on
-// type (node, list, library, page, group).
+// type (node, list, library, page, group, menuItem).
 type Resource struct {
 	Key         string      `json:"key"`
 	Type        string      `json:"type"`
 	Title       string      `json:"title,omitempty"`
 	Slug        string      `json:"slug,omitempty"`
 	Description string      `json:"description,omitempty"`
-	SortOrder   int         `json:"sortOrder,omitempty"` // node
-	Parent      *Ref        `json:"parent,omitempty"`    // node: parent node (absent = root)
-	Node        *Ref        `json:"node,omitempty"`      // list, library, page: the node it lives on
-	Content     string      `json:"content,omitempty"`   // page (HTML, sanitised by pages)
-	Name        string      `json:"name,omitempty"`      // group
-	Fields      []FieldSpec `json:"fields,omitempty"`    // list
-	Views       []ViewSpec  `json:"views,omitempty"`     // list
+	SortOrder   int         `json:"sortOrder,omitempty"`    // node
+	Parent      *Ref        `json:"parent,omitempty"`       // node: parent node (absent = root)
+	Node        *Ref        `json:"node,omitempty"`         // list, library, page: the node it lives on
+	Content     string      `json:"content,omitempty"`      // page (HTML, sanitised by pages)
+	Name        string      `json:"name,omitempty"`         // group
+	Link        string      `json:"link,omitempty"`         // menuItem: slug path, #/ link, http(s) or mailto URL
+	NewTab      bool        `json:"openInNewTab,omitempty"` // menuItem
+	Fields      []FieldSpec `json:"fields,omitempty"`       // list
+	Views       []ViewSpec  `json:"views,omitempty"`        // list
 }
 
 // FieldSpec is a list field, as POST /lists/{id}/fields takes it.
@@ -74,9 +76,10 @@ const (
 	TypeLibrary = "library"
 	TypePage    = "page"
 	TypeGroup   = "group"
+	TypeMenu    = "menuItem"
 )
 
-var resourceTypes = map[string]bool{TypeNode: true, TypeList: true, TypeLibrary: true, TypePage: true, TypeGroup: true}
+var resourceTypes = map[string]bool{TypeNode: true, TypeList: true, TypeLibrary: true, TypePage: true, TypeGroup: true, TypeMenu: true}
 
 const (
 	maxManifestBytes = 1 << 20
@@ -176,7 +179,7 @@ func (m *Manifest) validate(provisioners map[string]Provisioner) error {
 
 func (r *Resource) validate(path string) error {
 	if !resourceTypes[r.Type] {
-		return invalid(path+".type", "unknown type %q (node, list, library, page, group)", r.Type)
+		return invalid(path+".type", "unknown type %q (node, list, library, page, group, menuItem)", r.Type)
 	}
 	if r.Type == TypeGroup {
 		if _, err := fault.RequiredText("name", r.Name, 200); err != nil {
@@ -186,6 +189,14 @@ func (r *Resource) validate(path string) error {
 		if _, err := fault.RequiredText("title", r.Title, 200); err != nil {
 			return invalid(path+".title", "a title of at most 200 characters is required")
 		}
+	}
+	if r.Type != TypeMenu && (r.Link != "" || r.NewTab) {
+		return invalid(path+".link", "only a menuItem has a link")
+	}
+	if len(r.Link) > 2000 {
+		return invalid(path+".link", "at most 2000 characters")
+	}
+	if r.Type != TypeGroup && r.Type != TypeMenu {
 		if err := nodes.CheckSlug("slug", r.Slug); err != nil {
 			fe, _ := fault.As(err)
 			return invalid(path+".slug", "%s", fe.Message)
@@ -194,7 +205,7 @@ func (r *Resource) validate(path string) error {
 	if r.Parent != nil && r.Type != TypeNode {
 		return invalid(path+".parent", "only a node has a parent (use node for a %s)", r.Type)
 	}
-	needsNode := r.Type == TypeList || r.Type == TypeLibrary || r.Type == TypePage
+	needsNode := r.Type == TypeList || r.Type == TypeLibrary || r.Type == TypePage || r.Type == TypeMenu
 	if needsNode && r.Node == nil {
 		return invalid(path+".node", "a %s needs node: {\"$ref\": ...}", r.Type)
 	}

@@ -38,6 +38,9 @@ func TestParseManifest(t *testing.T) {
 		{"parent on a list", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},{"key":"l","type":"list","title":"T","slug":"t","node":{"$ref":"n"},"parent":{"$ref":"n"}}]}`, "resources[1].parent"},
 		{"fields on a node", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t","fields":[{"internalName":"a","title":"A","fieldType":"text"}]}]}`, "resources[0].fields"},
 		{"duplicate field", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},{"key":"l","type":"list","title":"T","slug":"t","node":{"$ref":"n"},"fields":[{"internalName":"a","title":"A","fieldType":"text"},{"internalName":"a","title":"B","fieldType":"text"}]}]}`, "resources[1].fields[1].internalName"},
+		{"menu item", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},{"key":"m","type":"menuItem","title":"Go","link":"/t","node":{"$ref":"n"}}]}`, ""},
+		{"menu item without node", `{` + head + `,"resources":[{"key":"m","type":"menuItem","title":"Go","link":"/t"}]}`, "resources[0].node"},
+		{"link on a page", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},{"key":"p","type":"page","title":"P","slug":"p","link":"/x","node":{"$ref":"n"}}]}`, "resources[1].link"},
 		{"group without name", `{` + head + `,"resources":[{"key":"g","type":"group"}]}`, "resources[0].name"},
 	}
 	prov := builtinProvisioners()

@@ -10,6 +10,7 @@ import (
 	"coreportal/internal/groups"
 	"coreportal/internal/libraries"
 	"coreportal/internal/lists"
+	"coreportal/internal/menu"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
 )
@@ -24,6 +25,7 @@ type Services struct {
 	Libraries *libraries.Service
 	Pages     *pages.Service
 	Groups    *groups.Service
+	Menu      *menu.Service
 }
 
 // creation is the state of one module's installation.
@@ -118,6 +120,12 @@ func (c *creation) create(ctx context.Context, r *Resource, path string) (string
 			return "", err
 		}
 		return g.ID, nil
+	case TypeMenu:
+		it, err := c.svc.Menu.AddItem(ctx, c.p, target, menu.NewItem{Title: r.Title, Link: r.Link, OpenInNewTab: r.NewTab})
+		if err != nil {
+			return "", prefixed(err, path)
+		}
+		return it.ID, nil
 	}
 	return "", fault.Validation(path+".type", "unknown type %q", r.Type)
 }
