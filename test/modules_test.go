@@ -134,7 +134,7 @@ func modulesTemplates(t *testing.T, admin *kit.Client) {
 	}
 	// the list was made by the lists service: its fields and view are there
 	list := admin.Do(t, "GET", "/lists/"+rm["lists.tickets"].(string), nil).Expect(t, 200).Raw
-	if !strings.Contains(string(list), `"priority"`) {
+	if !strings.Contains(string(list), `"priority"`) || !strings.Contains(string(list), `"lookupListId":"`+rm["lists.categories"].(string)+`"`) {
 		t.Fatalf("tickets list %s", list)
 	}
 	admin.Do(t, "GET", "/pages/"+rm["pages.home"].(string), nil).Expect(t, 200)

@@ -35,6 +35,9 @@ A menuItem is added to the node's menu as POST /nodes/{id}/menu/items does: a sl
 Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
 modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
 Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).
+In a lookup field's settings, lookupListId, lookupLibraryId, lookupNodeId and lookupFieldId may be { "$ref": ... } naming a list,
+library or node of the module or of a required module, and for lookupFieldId "<list key>.fields.<internalName>"; the target is
+created first (a list may look itself up; two lists that look each other up are a cycle and are refused).
 
 Dependencies: each requires entry not satisfied by an installed module is looked up, newest allowed version first, in the deps/
 folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog

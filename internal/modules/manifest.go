@@ -49,6 +49,8 @@ type Resource struct {
 	NewTab      bool        `json:"openInNewTab,omitempty"` // menuItem
 	Fields      []FieldSpec `json:"fields,omitempty"`       // list
 	Views       []ViewSpec  `json:"views,omitempty"`        // list
+
+	lookups []lookupRef // $ref values in field settings (lookups.go)
 }
 
 // FieldSpec is a list field, as POST /lists/{id}/fields takes it.
@@ -222,6 +224,9 @@ func (r *Resource) validate(path string) error {
 }
 
 func (r *Resource) validateListParts(path string) error {
+	if err := r.parseLookups(path); err != nil {
+		return err
+	}
 	if len(r.Fields) > maxFieldsPerList || len(r.Views) > maxViewsPerList {
 		return invalid(path, "at most %d fields and %d views", maxFieldsPerList, maxViewsPerList)
 	}
@@ -264,6 +269,11 @@ func (r *Resource) refOf(path string) (*Ref, string) {
 // checkRefs checks that a reference names a node of this module or a
 // resource of a module this one requires.
 func (m *Manifest) checkRefs(i int, index map[string]int) error {
+	for _, l := range m.Resources[i].lookups {
+		if err := m.checkLookup(l, index); err != nil {
+			return err
+		}
+	}
 	ref, path := m.Resources[i].refOf(fmt.Sprintf("resources[%d]", i))
 	if ref == nil {
 		return nil
@@ -305,7 +315,7 @@ func (m *Manifest) splitModuleRef(ref string) (key, path string, ok bool) {
 }
 
 // creationOrder sorts resources so that each comes after the node it
-// references; a cycle of parents is refused.
+// references and the lists its lookups name; a cycle is refused.
 func (m *Manifest) creationOrder(index map[string]int) ([]int, error) {
 	const (
 		unseen = iota
@@ -323,8 +333,17 @@ func (m *Manifest) creationOrder(index map[string]int) ([]int, error) {
 			return invalid(fmt.Sprintf("resources[%d]", i), "$ref cycle: %s", strings.Join(append(chain, m.Resources[i].Key), " -> "))
 		}
 		state[i] = visiting
+		var deps []string
 		if ref, _ := m.Resources[i].refOf(""); ref != nil {
-			if j, local := index[ref.Ref]; local {
+			deps = append(deps, ref.Ref)
+		}
+		for _, l := range m.Resources[i].lookups {
+			if t := l.target(); t != m.Resources[i].Key { // a list may look itself up
+				deps = append(deps, t)
+			}
+		}
+		for _, d := range deps {
+			if j, local := index[d]; local {
 				if err := visit(j, append(chain, m.Resources[i].Key)); err != nil {
 					return err
 				}

@@ -140,8 +140,12 @@ func (c *creation) listParts(ctx context.Context, r *Resource, path string, fres
 		if _, ok := c.rmap[key]; ok {
 			continue
 		}
+		settings, err := c.withLookups(r, j)
+		if err != nil {
+			return err
+		}
 		name, title, typ, req := f.InternalName, f.Title, f.FieldType, f.IsRequired
-		out, err := c.svc.Lists.CreateField(ctx, c.p, listID, lists.FieldInput{InternalName: &name, Title: &title, FieldType: &typ, IsRequired: &req, Settings: f.Settings})
+		out, err := c.svc.Lists.CreateField(ctx, c.p, listID, lists.FieldInput{InternalName: &name, Title: &title, FieldType: &typ, IsRequired: &req, Settings: settings})
 		if err != nil {
 			return prefixed(err, fmt.Sprintf("%s.fields[%d]", path, j))
 		}
