@@ -5,7 +5,7 @@
 //	go run ./bench/search seed   -db <postgres URL or sqlite file> -n 1000000 -nodes 200
 //	go run ./bench/search crawl  -db <…>                 # empties the index, full crawl, items/s
 //	go run ./bench/search query  -db <…> -iter 200 [-as admin]
-//	go run ./bench/search create -db <…> -seconds 10 -workers 8 [-index=false]
+//	go run ./bench/search create -db <…> -seconds 10 -workers 8 [-index=false] [-versioning=false]
 //
 // seed creates a root node "sbench" with -nodes child nodes, each with a list
 // "docs" (title, a multiline body, a category), fills the lists with n items
@@ -19,8 +19,9 @@
 // (different each time) as the reader, page 1 of 20 with the total, and
 // prints p50/p95/p99. create adds items to one seeded list through
 // lists.CreateItem (validation, ACL, version, outbox, indexing in the same
-// transaction) from workers goroutines; -index=false leaves the search index
-// unwired, for the comparison.
+// transaction) from workers goroutines, with the list's versioning switched
+// on (-versioning=false: off); -index=false leaves the search index unwired,
+// for the comparison.
 package main
 
 import (
@@ -264,12 +265,15 @@ func query(ctx context.Context, e *env, iter int, who string, limit int) error {
 	return nil
 }
 
-func create(ctx context.Context, e *env, seconds, workers int, index bool) error {
+func create(ctx context.Context, e *env, seconds, workers int, index, versioning bool) error {
 	ids, err := benchLists(ctx, e)
 	if err != nil {
 		return err
 	}
 	listID := ids[0]
+	if _, err := e.lists.Update(ctx, e.admin, listID, lists.ListPatch{VersioningEnabled: &versioning}); err != nil {
+		return err
+	}
 	var n, failed atomic.Int64
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	var wg sync.WaitGroup
@@ -295,7 +299,7 @@ func create(ctx context.Context, e *env, seconds, workers int, index bool) error
 	}
 	wg.Wait()
 	el := time.Since(start)
-	fmt.Printf("created %d items (index %v, %d workers) in %s: %.0f items/s, %d failed\n", n.Load(), index, workers, el.Round(time.Millisecond), float64(n.Load())/el.Seconds(), failed.Load())
+	fmt.Printf("created %d items (index %v, versioning %v, %d workers) in %s: %.0f items/s, %d failed\n", n.Load(), index, versioning, workers, el.Round(time.Millisecond), float64(n.Load())/el.Seconds(), failed.Load())
 	return nil
 }
 
@@ -315,6 +319,7 @@ func main() {
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	index := fs.Bool("index", true, "create: index items on save (false: search index not wired)")
+	versioning := fs.Bool("versioning", true, "create: versioning of the list on (a version row per item) or off")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])
 	if *cpuprofile != "" {
@@ -345,7 +350,7 @@ func main() {
 	case "query":
 		err = query(ctx, e, *iter, *who, *limit)
 	case "create":
-		err = create(ctx, e, *seconds, *workers, *index)
+		err = create(ctx, e, *seconds, *workers, *index, *versioning)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
