@@ -188,7 +188,7 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 		if err := s.acl.Register(ctx, itemRef(it.GUID), &list); err != nil {
 			return err
 		}
-		if err := s.indexItem(ctx, sc, sc.fields, it); err != nil {
+		if err := s.indexCreated(ctx, sc, it); err != nil {
 			return err
 		}
 		if err := s.addVersion(ctx, sc, it, nil, p); err != nil {

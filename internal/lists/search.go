@@ -58,6 +58,18 @@ func (s *Service) indexItem(ctx context.Context, sc *schema, fields []*field.Def
 	return s.index.Put(ctx, itemDoc(sc, fields, it))
 }
 
+// indexCreated puts an item created in this transaction into the index: it
+// hangs directly under its list and inherits (items have no folders), which
+// spares the index the lookup of its access chain and the replace.
+func (s *Service) indexCreated(ctx context.Context, sc *schema, it *Item) error {
+	if s.index == nil || !sc.list.SearchEnabled {
+		return nil
+	}
+	d := itemDoc(sc, sc.fields, it)
+	d.Created = true
+	return s.index.Put(ctx, d)
+}
+
 func (s *Service) unindex(ctx context.Context, ids ...string) error {
 	if s.index == nil {
 		return nil

@@ -33,6 +33,14 @@ type Doc struct {
 	Title       string
 	Body        string
 	UpdatedAt   time.Time
+	// Created says the resource was created in this transaction directly
+	// under its container and inheriting its rights, as every new list item
+	// and a new file or folder at the root of a library is: its access chain
+	// is then empty and it has no entry yet, so the index writes it with one
+	// plain insert, without looking the chain up. Leave it false when unsure
+	// (an item restored from the bin, a file inside a folder): the chain is
+	// then read from the access-control registry.
+	Created bool
 }
 
 // Index is what feature services call, inside the transaction of their save

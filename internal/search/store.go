@@ -35,7 +35,7 @@ func (s *indexStore) chains(ctx context.Context, es []*entry) error {
 	byID := map[string]*entry{}
 	for _, e := range es {
 		e.Boundary, e.Scopes = "", nil
-		if e.ID != e.ContainerID {
+		if e.ID != e.ContainerID && !e.Created {
 			ids = append(ids, e.ID)
 			byID[e.ID] = e
 		}
@@ -101,14 +101,20 @@ func (s *indexStore) put(ctx context.Context, es []*entry) error {
 	return nil
 }
 
+// putSome writes entries: those of resources created in this transaction
+// (Doc.Created) have no entry and no scopes to replace, so a batch of them
+// only is one plain insert (one more on SQLite for the text).
 func (s *indexStore) putSome(ctx context.Context, es []*entry) error {
-	ids := make([]string, len(es))
+	var old []string   // entries that may exist
 	var files []string // only files and folders have objects between them and their container
-	for i, e := range es {
-		ids[i] = e.ID
+	for _, e := range es {
 		if e.UpdatedAt.IsZero() {
 			e.UpdatedAt = time.Now().UTC()
 		}
+		if e.Created {
+			continue
+		}
+		old = append(old, e.ID)
 		if e.Type == TypeFile {
 			files = append(files, e.ID)
 		}
@@ -120,9 +126,9 @@ func (s *indexStore) putSome(ctx context.Context, es []*entry) error {
 	}
 	var err error
 	if s.pg() {
-		err = s.putPG(ctx, es)
+		err = s.putPG(ctx, es, len(old) > 0)
 	} else {
-		err = s.putSQLite(ctx, ids, es)
+		err = s.putSQLite(ctx, old, es)
 	}
 	if err != nil {
 		return err
@@ -144,7 +150,8 @@ func entryArgs(e *entry) []any {
 	return []any{e.ID, e.Type, e.NodeID, e.ContainerID, num, nullable(e.Boundary), slug, e.Title, e.Body, e.UpdatedAt.UTC()}
 }
 
-func (s *indexStore) putPG(ctx context.Context, es []*entry) error {
+// putPG inserts entries, replacing existing ones when upsert is set.
+func (s *indexStore) putPG(ctx context.Context, es []*entry, upsert bool) error {
 	var b strings.Builder
 	args := make([]any, 0, len(es)*14)
 	b.WriteString("INSERT INTO search_entries (" + entryCols + ", tsv) VALUES ")
@@ -159,17 +166,20 @@ func (s *indexStore) putPG(ctx context.Context, es []*entry) error {
 			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('russian', ?), 'B'))`)
 		args = append(append(args, entryArgs(e)...), pgText(e.Title), pgText(e.Body))
 	}
-	b.WriteString(` ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
+	if upsert {
+		b.WriteString(` ON CONFLICT (id) DO UPDATE SET type = EXCLUDED.type, node_id = EXCLUDED.node_id, container_id = EXCLUDED.container_id,
 		number = EXCLUDED.number, boundary = EXCLUDED.boundary, slug = EXCLUDED.slug, title = EXCLUDED.title, body = EXCLUDED.body,
 		updated_at = EXCLUDED.updated_at, tsv = EXCLUDED.tsv`)
+	}
 	if _, err := s.db.W(ctx).ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("index %d entries (first %s %s): %w", len(es), es[0].Type, es[0].ID, err)
 	}
 	return nil
 }
 
-func (s *indexStore) putSQLite(ctx context.Context, ids []string, es []*entry) error {
-	if err := s.remove(ctx, ids); err != nil {
+// putSQLite replaces the entries old (ids) and inserts es.
+func (s *indexStore) putSQLite(ctx context.Context, old []string, es []*entry) error {
+	if err := s.remove(ctx, old); err != nil {
 		return err
 	}
 	var b strings.Builder
