@@ -61,6 +61,9 @@ func TestSearch(t *testing.T) {
 			if len(hits) != 1 || hits[0]["title"] != "Договор поставки" || meta["total"] != 1.0 {
 				t.Fatalf("договоры: %v %v", hitTitles(hits), meta)
 			}
+			if hits, _ := searchHits(t, outsider, "договоры"); len(hits) != 0 { // no right on the node
+				t.Fatalf("outsider sees new items: %v", hitTitles(hits))
+			}
 			h := hits[0]
 			if h["type"] != "item" || h["listId"] != f.listID || h["nodeId"] != f.nodeID || h["number"] != 1.0 ||
 				h["path"] != "/contracts-node/lists/contracts?item=1" || h["updatedAt"] == nil || h["score"] == nil {
@@ -188,6 +191,16 @@ func TestSearch(t *testing.T) {
 			}
 			if hits, _ = searchHits(t, admin, "budget"); len(hits) != 2 {
 				t.Fatalf("admin: %v", hitTitles(hits))
+			}
+			// created inside the isolated folder: hidden as well (only what is
+			// created at the library's root skips the lookup of its chain)
+			lf.put(t, admin, vault["guid"].(string), "budget plan.docx", []byte("x"), 201)
+			lf.folder(t, admin, vault["guid"], "Budget drafts")
+			if hits, _ = searchHits(t, reader, "budget"); len(hits) != 1 || hits[0]["title"] != "budget summary.txt" {
+				t.Fatalf("created in the isolated folder: %v", hitTitles(hits))
+			}
+			if hits, _ = searchHits(t, admin, "budget"); len(hits) != 4 {
+				t.Fatalf("admin after creating in the folder: %v", hitTitles(hits))
 			}
 			admin.Do(t, "PATCH", lf.path("/files/%d", num(open)), map[string]any{"name": "revenue summary.txt"}).Expect(t, 200)
 			if hits, _ = searchHits(t, reader, "revenue", "type", "file"); len(hits) != 1 {

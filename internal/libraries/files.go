@@ -164,7 +164,7 @@ func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID
 		if err := s.acl.Register(ctx, fileRef(f.GUID), &parent); err != nil {
 			return err
 		}
-		return s.indexFile(ctx, l, f)
+		return s.indexCreated(ctx, l, f)
 	})
 	if err != nil {
 		return FileOut{}, err

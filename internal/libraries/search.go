@@ -59,6 +59,20 @@ func (s *Service) indexFile(ctx context.Context, l *lib, f *File) error {
 	return s.index.Put(ctx, fileDoc(l, f, text))
 }
 
+// indexCreated puts a file or folder created in this transaction into the
+// index (no text yet: its extraction is queued). One at the library's root
+// hangs directly under the library and inherits, so the index writes it
+// without looking up its access chain (search.Doc.Created); one in a folder
+// gets the folders' chain from the index's lookup.
+func (s *Service) indexCreated(ctx context.Context, l *lib, f *File) error {
+	if s.index == nil {
+		return nil
+	}
+	d := fileDoc(l, f, "")
+	d.Created = f.ParentNo == 0
+	return s.index.Put(ctx, d)
+}
+
 func (s *Service) indexLibrary(ctx context.Context, l *Library) error {
 	if s.index == nil {
 		return nil

@@ -119,6 +119,9 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 			if err := s.queueText(ctx, f); err != nil {
 				return err
 			}
+			if created {
+				return s.indexCreated(ctx, l, f)
+			}
 			return s.indexFile(ctx, l, f)
 		})
 	}
