@@ -175,13 +175,16 @@ func modulesLifecycle(t *testing.T, admin *kit.Client) {
 	if r["skipped"] != true || r["resourceMap"].(map[string]any)["nodes.home"] != rm["nodes.home"] || len(nodeSlugs(t, admin)) != before {
 		t.Fatalf("same version: %v", r)
 	}
-	v2 := mod("acme.base", "1.1.0", nil, node("nodes.home", "acme-home"), node("nodes.news", "acme-news"),
-		v1["resources"].([]map[string]any)[1])
+	links2 := map[string]any{"key": "lists.links", "type": "list", "node": map[string]any{"$ref": "nodes.home"}, "title": "Links", "slug": "links",
+		"fields": []any{map[string]any{"internalName": "url", "title": "URL", "fieldType": "link"}, map[string]any{"internalName": "note", "title": "Note", "fieldType": "text"}},
+		"views":  []any{map[string]any{"key": "all", "title": "All links"}, map[string]any{"key": "short", "title": "Short"}}}
+	v2 := mod("acme.base", "1.1.0", nil, node("nodes.home", "acme-home"), node("nodes.news", "acme-news"), links2)
 	v2["provisioner"] = "core.log"
 	r = installModule(t, admin, coremod(t, v2), "").Expect(t, 200).Map(t)
 	rm2 := r["resourceMap"].(map[string]any)
 	if r["upgraded"] != true || r["fromVersion"] != "1.0.0" || r["version"] != "1.1.0" || rm2["nodes.home"] != rm["nodes.home"] ||
-		rm2["lists.links"] != rm["lists.links"] || rm2["nodes.news"] == nil || !strings.Contains(string(mustJSON(t, r["log"])), "upgraded acme.base from 1.0.0 to 1.1.0") {
+		rm2["lists.links"] != rm["lists.links"] || rm2["nodes.news"] == nil || rm2["lists.links.fields.url"] != rm["lists.links.fields.url"] ||
+		rm2["lists.links.views.all"] != rm["lists.links.views.all"] || rm2["lists.links.fields.note"] == nil || rm2["lists.links.views.short"] == nil || !strings.Contains(string(mustJSON(t, r["log"])), "upgraded acme.base from 1.0.0 to 1.1.0") {
 		t.Fatalf("upgrade %v", r)
 	}
 	if len(nodeSlugs(t, admin)) != before+1 {
