@@ -224,6 +224,15 @@ func modulesDependencies(t *testing.T, admin *kit.Client) {
 	if slugs["app"]["parentId"] != libRes["resourceMap"].(map[string]any)["nodes.lib"] {
 		t.Fatalf("app node %v, lib %v", slugs["app"], libRes)
 	}
+	// an upgrade that an installed module's requires exclude is refused
+	installModule(t, admin, coremod(t, mod("acme.pin", "1.0.0", []string{"acme.lib@<2.0.0"})), "").Expect(t, 201)
+	r2 := installModule(t, admin, coremod(t, mod("acme.lib", "2.0.0", nil, node("nodes.lib", "acme-lib"))), "").Expect(t, 409, "CONFLICT")
+	if d := r2.Error.Details["dependents"].([]any); len(d) != 1 || d[0] != "acme.pin requires acme.lib@<2.0.0" {
+		t.Fatalf("dependents %s", r2.Raw)
+	}
+	if v := admin.Do(t, "GET", "/modules/acme.lib/resources", nil).Expect(t, 200).Map(t)["version"]; v != "1.2.0" {
+		t.Fatalf("acme.lib %v after a refused upgrade", v)
+	}
 	// local catalog: newest allowed version
 	r = installModule(t, admin, coremod(t, mod("acme.reports", "1.0.0", []string{"acme.charts@>=2.0.0"})), "").Expect(t, 201).Map(t)
 	deps = r["dependenciesInstalled"].([]any)
@@ -240,7 +249,7 @@ func modulesDependencies(t *testing.T, admin *kit.Client) {
 	if deps = r["dependenciesInstalled"].([]any); len(deps) != 1 || deps[0].(map[string]any)["moduleKey"] != "vendor.extra" || deps[0].(map[string]any)["source"] != "catalog" {
 		t.Fatalf("signed vendor dependency %v", r)
 	}
-	r2 := installModule(t, admin, coremod(t, mod("acme.tricked", "1.0.0", []string{"vendor.forged"})), "").Expect(t, 409, "CONFLICT")
+	r2 = installModule(t, admin, coremod(t, mod("acme.tricked", "1.0.0", []string{"vendor.forged"})), "").Expect(t, 409, "CONFLICT")
 	if _, ok := nodeSlugs(t, admin)["forged"]; ok {
 		t.Fatalf("a vendor package with a forged signature was installed: %s", r2.Raw)
 	}

@@ -49,7 +49,9 @@ CORE_UPDATE_PUBLIC_KEY, over "coreportal-module\n<id>\n<version>\n<sha256>\n<fre
 entry is ignored, and vendor.* packages in deps/ never count.
 Requirements that cannot be met (not found, installDependencies=false, an installed version that does not satisfy and cannot
 be upgraded) answer 409 CONFLICT before anything is written, with details.missing (the requirements as written, e.g.
-"acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Resources of a required module are
+"acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Installing a version that an installed
+module's requires exclude (acme.app requires acme.lib@<2.0.0, acme.lib 2.0.0 uploaded) answers 409 CONFLICT with
+details.dependents ["acme.app requires acme.lib@<2.0.0"], unless the same installation upgrades that module too. Resources of a required module are
 referenced as modules.<key>.<resource key>.
 
 Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,

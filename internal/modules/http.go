@@ -37,7 +37,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/modules", "listModules", "Installed modules",
 		"Every installed module record, ordered by key: moduleKey, version (the one in force), title, description, source "+
 			"(upload, deps/<file>, catalog, remote, vendor), installedAt (first installation), installedBy (login of the administrator "+
-			"of the last installation or upgrade), updatedAt (last installation or upgrade)."),
+			"of the last installation or upgrade), updatedAt (last installation or upgrade), requires (of the installed version)."),
 		func(ctx context.Context, _ *struct{}) (*web.Out[[]*Record], error) { return web.Reply(h.svc.List(ctx)) })
 
 	web.Register(api, op(http.MethodGet, "/modules/templates", "moduleTemplates", "Portal templates of the set-up wizard",

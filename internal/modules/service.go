@@ -10,6 +10,8 @@ import (
 	"crypto/ed25519"
 	"fmt"
 	"log/slog"
+	"sort"
+	"strings"
 	"time"
 
 	"coreportal/internal/audit"
@@ -184,7 +186,14 @@ func (s *Service) install(ctx context.Context, p *auth.Principal, pkg *Package, 
 			return err
 		}
 		deps, depLog := []Dependency{}, []string{}
+		replaced := map[string]bool{}
 		for _, q := range plan {
+			replaced[q.Manifest.ID] = true
+		}
+		for _, q := range plan {
+			if err := checkDependents(q.Manifest, installed, replaced); err != nil {
+				return err
+			}
 			r, err := s.installOne(ctx, p, q, installed, q != pkg)
 			if err != nil {
 				return err
@@ -206,6 +215,28 @@ func (s *Service) install(ctx context.Context, p *auth.Principal, pkg *Package, 
 		return nil, err
 	}
 	return res, nil
+}
+
+// checkDependents refuses to replace a module by a version that an
+// installed module's requires exclude (acme.app requires acme.lib@<2.0.0),
+// unless that module is replaced by this installation too.
+func checkDependents(m *Manifest, installed map[string]*Record, replaced map[string]bool) error {
+	var broken []string
+	for _, r := range installed {
+		if replaced[r.ModuleKey] || r.ModuleKey == m.ID {
+			continue
+		}
+		for _, s := range r.Requires {
+			if req, err := ParseRequirement(s); err == nil && req.Key == m.ID && !req.Allows(m.Version) {
+				broken = append(broken, r.ModuleKey+" requires "+s)
+			}
+		}
+	}
+	if len(broken) == 0 {
+		return nil
+	}
+	sort.Strings(broken)
+	return fault.Conflict("installing %s %s would break installed modules: %s", m.ID, m.Version, strings.Join(broken, "; ")).With("dependents", broken)
 }
 
 // entitled refuses a paid vendor module the licence does not cover (free
@@ -292,7 +323,7 @@ func (s *Service) installOne(ctx context.Context, p *auth.Principal, pkg *Packag
 			logf("%s", l)
 		}
 	}
-	rec.Version, rec.Title, rec.Description, rec.Source = m.Version, m.Title, m.Description, pkg.Source
+	rec.Version, rec.Title, rec.Description, rec.Source, rec.Requires = m.Version, m.Title, m.Description, pkg.Source, m.Requires
 	rec.InstalledBy, rec.UpdatedAt, rec.ResourceMap = p.Login, now, rmap
 	if err := s.st.save(ctx, rec, isNew); err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ type Record struct {
 	InstalledAt time.Time         `json:"installedAt" doc:"first installation"`
 	InstalledBy string            `json:"installedBy" doc:"login of the administrator who installed or last upgraded it"`
 	UpdatedAt   time.Time         `json:"updatedAt" doc:"last installation or upgrade"`
+	Requires    []string          `json:"requires" doc:"requires of the installed version, as written in module.json"`
 	ResourceMap map[string]string `json:"-"`
 	InstallLog  []LogEntry        `json:"-"`
 }
@@ -33,7 +34,7 @@ type LogEntry struct {
 
 type recordStore struct{ db *store.DB }
 
-const recordCols = `module_key, version, title, description, source, installed_at, installed_by, updated_at, resource_map, install_log`
+const recordCols = `module_key, version, title, description, source, installed_at, installed_by, updated_at, resource_map, install_log, requires`
 
 // lock serialises installations on PostgreSQL for the transaction bound to
 // ctx, so that two concurrent installs of one module cannot both see it
@@ -53,11 +54,14 @@ const installLockID = 7_306_130_001
 
 func scanRecord(sc store.Scanner) (*Record, error) {
 	var r Record
-	var rm, lg []byte
-	if err := sc.Scan(&r.ModuleKey, &r.Version, &r.Title, &r.Description, &r.Source, &r.InstalledAt, &r.InstalledBy, &r.UpdatedAt, &rm, &lg); err != nil {
+	var rm, lg, rq []byte
+	if err := sc.Scan(&r.ModuleKey, &r.Version, &r.Title, &r.Description, &r.Source, &r.InstalledAt, &r.InstalledBy, &r.UpdatedAt, &rm, &lg, &rq); err != nil {
 		return nil, err
 	}
-	r.ResourceMap, r.InstallLog = map[string]string{}, []LogEntry{}
+	r.ResourceMap, r.InstallLog, r.Requires = map[string]string{}, []LogEntry{}, []string{}
+	if err := json.Unmarshal(rq, &r.Requires); err != nil {
+		return nil, fmt.Errorf("decode requires of %s: %w", r.ModuleKey, err)
+	}
 	if err := json.Unmarshal(rm, &r.ResourceMap); err != nil {
 		return nil, fmt.Errorf("decode resource map of %s: %w", r.ModuleKey, err)
 	}
@@ -103,13 +107,20 @@ func (s *recordStore) save(ctx context.Context, r *Record, isNew bool) error {
 	if err != nil {
 		return fmt.Errorf("encode install log of %s: %w", r.ModuleKey, err)
 	}
+	if r.Requires == nil {
+		r.Requires = []string{}
+	}
+	rq, err := json.Marshal(r.Requires)
+	if err != nil {
+		return fmt.Errorf("encode requires of %s: %w", r.ModuleKey, err)
+	}
 	if isNew {
-		_, err = s.db.W(ctx).ExecContext(ctx, `INSERT INTO modules (`+recordCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			r.ModuleKey, r.Version, r.Title, r.Description, r.Source, r.InstalledAt, r.InstalledBy, r.UpdatedAt, string(rm), string(lg))
+		_, err = s.db.W(ctx).ExecContext(ctx, `INSERT INTO modules (`+recordCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			r.ModuleKey, r.Version, r.Title, r.Description, r.Source, r.InstalledAt, r.InstalledBy, r.UpdatedAt, string(rm), string(lg), string(rq))
 	} else {
 		_, err = s.db.W(ctx).ExecContext(ctx, `UPDATE modules SET version = ?, title = ?, description = ?, source = ?, installed_by = ?, updated_at = ?,
-			resource_map = ?, install_log = ? WHERE module_key = ?`,
-			r.Version, r.Title, r.Description, r.Source, r.InstalledBy, r.UpdatedAt, string(rm), string(lg), r.ModuleKey)
+			resource_map = ?, install_log = ?, requires = ? WHERE module_key = ?`,
+			r.Version, r.Title, r.Description, r.Source, r.InstalledBy, r.UpdatedAt, string(rm), string(lg), string(rq), r.ModuleKey)
 	}
 	if err != nil {
 		return fmt.Errorf("save module %s: %w", r.ModuleKey, err)

@@ -17,7 +17,7 @@ func TestRecordStore(t *testing.T) {
 			t.Fatalf("missing record: %v %v", r, err)
 		}
 		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-		rec := &Record{ModuleKey: "acme.x", Version: "1.0.0", Title: "X", Source: "upload", InstalledAt: at, InstalledBy: "admin", UpdatedAt: at,
+		rec := &Record{ModuleKey: "acme.x", Version: "1.0.0", Title: "X", Source: "upload", InstalledAt: at, InstalledBy: "admin", UpdatedAt: at, Requires: []string{"acme.a@>=1.0.0"},
 			ResourceMap: map[string]string{"nodes.x": "2f1c0b8e-0000-4000-8000-000000000001"},
 			InstallLog:  []LogEntry{{At: at, Version: "1.0.0", Message: "installing"}}}
 		err := db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -42,7 +42,8 @@ func TestRecordStore(t *testing.T) {
 		if err != nil || got == nil {
 			t.Fatalf("get: %v", err)
 		}
-		if got.Version != "1.1.0" || !got.InstalledAt.Equal(at) || !got.UpdatedAt.Equal(at.Add(time.Hour)) || len(got.ResourceMap) != 2 || len(got.InstallLog) != 2 || got.InstallLog[1].Message != "upgrading" {
+		if got.Version != "1.1.0" || !got.InstalledAt.Equal(at) || !got.UpdatedAt.Equal(at.Add(time.Hour)) || len(got.ResourceMap) != 2 || len(got.InstallLog) != 2 || got.InstallLog[1].Message != "upgrading" ||
+			len(got.Requires) != 1 || got.Requires[0] != "acme.a@>=1.0.0" {
 			t.Fatalf("record %+v", got)
 		}
 		_ = st.save(ctx, &Record{ModuleKey: "acme.a", Version: "1.0.0", Title: "A", InstalledAt: at, UpdatedAt: at, ResourceMap: map[string]string{}, InstallLog: []LogEntry{}}, true)
