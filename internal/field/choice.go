@@ -155,7 +155,7 @@ func (choiceKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 		if !ok {
 			return "", opErr("value of %q must be text", f.Title)
 		}
-		return jsonText(Lower(s)), nil
+		return "%" + Sep + likeEscape(jsonText(Lower(s))) + Sep + "%", nil
 	}, jsonText)
 }
 

@@ -4,11 +4,12 @@
 //
 // Storage layout (one table per list, see ARCHITECTURE.md): a field with
 // column number n owns the value column f_n and, for types that need them,
-// shadow columns: f_n_k (keys of multi-valued types framed by the unit
-// separator, e.g. "\x1fid1\x1fid2\x1f", so that "contains this key" is a LIKE)
-// and, for html_text, person, lookup and link only, f_n_ci (the lower-cased
-// text that their filters compare: plain text of HTML, framed display names,
-// the URL). Text, multi-line text and choice values have no stored copy:
+// one shadow column: for html_text, person, lookup and link only, f_n_ci
+// (the lower-cased text that their filters compare: plain text of HTML,
+// display names framed by the unit separator, e.g. "\x1fann\x1fbob\x1f",
+// the URL). Person and lookup keys (eq, in, [Я]) are found in the JSON of
+// f_n itself. Tables made before keep f_n_k until their first load drops it
+// (lists.dropStaleShadows). Text, multi-line text and choice values have no stored copy:
 // they are compared through Fold (cp_lower), in conditions and in expression
 // indexes, identically on SQLite and PostgreSQL.
 package field
@@ -112,7 +113,7 @@ func Unfold(expr string) (col string, ok bool) {
 	return strings.TrimSuffix(col, ")"), true
 }
 
-// Keys is the key-list shadow column.
+// Keys is the former key-list shadow column (dropped by the lean migration).
 func (f *Def) Keys() string { return f.Column() + "_k" }
 
 // Env answers the lookups that validation needs (subjects, lookup targets).

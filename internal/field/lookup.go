@@ -12,8 +12,8 @@ import (
 	"coreportal/internal/store"
 )
 
-// Lookup values are stored as a JSON array of {itemId, display} in f_n, the
-// item numbers framed in f_n_k and the lower-cased displays framed in f_n_ci.
+// Lookup values are stored as a JSON array of {itemId, display} in f_n (eq/in
+// look for {"itemId":<n>, in it) and the lower-cased displays framed in f_n_ci.
 type lookupKind struct{}
 
 // LookupValue is one lookup entry.
@@ -28,7 +28,7 @@ var LibrarySystemColumns = []string{"name", "item_number", "item_type", "mime_ty
 func init() { register(Lookup, lookupKind{}) }
 
 func (lookupKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.Keys(), ciType(d)}, {f.CI(), ciType(d)}}
+	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
 }
 
 func (lookupKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
@@ -142,15 +142,14 @@ func Lookups(v any) []LookupValue {
 func (lookupKind) Cells(f *Def, v any) Cells {
 	list := Lookups(v)
 	if len(list) == 0 {
-		return Cells{f.Column(): nil, f.Keys(): nil, f.CI(): nil}
+		return Cells{f.Column(): nil, f.CI(): nil}
 	}
 	j, _ := json.Marshal(list)
-	ids := make([]string, len(list))
 	names := make([]string, len(list))
 	for i, l := range list {
-		ids[i], names[i] = strconv.FormatInt(l.ItemID, 10), Lower(l.Display)
+		names[i] = Lower(l.Display)
 	}
-	return Cells{f.Column(): string(j), f.Keys(): framed(ids), f.CI(): framed(names)}
+	return Cells{f.Column(): string(j), f.CI(): framed(names)}
 }
 
 func (lookupKind) Decode(f *Def, raw any) any {
@@ -174,23 +173,29 @@ func (lookupKind) Search(_ *Def, v any) string {
 }
 
 func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Keys(), f.CI(), func(v any) (string, error) {
-		switch x := v.(type) {
-		case float64:
-			if x == float64(int64(x)) {
-				return strconv.FormatInt(int64(x), 10), nil
-			}
-		case string:
-			if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
-				return strconv.FormatInt(n, 10), nil
-			}
-		case map[string]any:
-			if n, ok := x["itemId"].(float64); ok && n == float64(int64(n)) {
-				return strconv.FormatInt(int64(n), 10), nil
-			}
-		}
-		return "", opErr("value of %q must be an item number", f.Title)
+	return framedFilter(f, op, o, f.Column(), f.CI(), func(v any) (string, error) {
+		n, err := lookupKey(f, v)
+		return `%{"itemId":` + n + `,%`, err
 	}, asIs)
+}
+
+// lookupKey is the item number a lookup condition names.
+func lookupKey(f *Def, v any) (string, error) {
+	switch x := v.(type) {
+	case float64:
+		if x == float64(int64(x)) {
+			return strconv.FormatInt(int64(x), 10), nil
+		}
+	case string:
+		if n, err := strconv.ParseInt(strings.TrimSpace(x), 10, 64); err == nil {
+			return strconv.FormatInt(n, 10), nil
+		}
+	case map[string]any:
+		if n, ok := x["itemId"].(float64); ok && n == float64(int64(n)) {
+			return strconv.FormatInt(int64(n), 10), nil
+		}
+	}
+	return "", opErr("value of %q must be an item number", f.Title)
 }
 
 func (lookupKind) SortExpr(f *Def) string { return f.CI() }

@@ -143,11 +143,11 @@ func textFilter(f *Def, ci, op string, o Operand) (string, []any, error) {
 	return "", nil, unsupported(f, op)
 }
 
-// framedFilter matches entries of a framed expression ("\x1fa\x1fb\x1f").
-// eq/ne/in compare whole entries of keyCol (keys given by key), contains and
-// startsWith look into the lower-cased displays of ci; text turns a lower-cased
-// needle into its stored form.
-func framedFilter(f *Def, op string, o Operand, keyCol, ci string, key func(v any) (string, error), text func(string) string) (string, []any, error) {
+// framedFilter matches entries of multi-valued fields. eq/ne/in look for
+// whole entries in keyExpr (entry gives the LIKE pattern of one entry),
+// contains and startsWith look into ci, the framed lower-cased displays
+// ("\x1fa\x1fb\x1f"); text turns a lower-cased needle into its stored form.
+func framedFilter(f *Def, op string, o Operand, keyExpr, ci string, entry func(v any) (string, error), text func(string) string) (string, []any, error) {
 	if s, ok := emptyOps(f.Column(), op); ok {
 		return s, nil, nil
 	}
@@ -160,16 +160,16 @@ func framedFilter(f *Def, op string, o Operand, keyCol, ci string, key func(v an
 		var parts []string
 		var args []any
 		for _, v := range vals {
-			k, err := key(v)
+			p, err := entry(v)
 			if err != nil {
 				return "", nil, err
 			}
-			parts = append(parts, keyCol+" LIKE ?"+esc)
-			args = append(args, "%"+Sep+likeEscape(k)+Sep+"%")
+			parts = append(parts, keyExpr+" LIKE ?"+esc)
+			args = append(args, p)
 		}
 		cond := "(" + strings.Join(parts, " OR ") + ")"
 		if op == OpNe {
-			cond = "(" + keyCol + " IS NULL OR NOT " + cond + ")"
+			cond = "(" + f.Column() + " IS NULL OR NOT " + cond + ")"
 		}
 		return cond, args, nil
 	case OpContains, OpStartsWith:

@@ -11,8 +11,10 @@ import (
 	"coreportal/internal/store"
 )
 
-// Person values are stored as a JSON array of subjects in f_n, their ids
-// framed in f_n_k (eq/in/[Я]) and their lower-cased names framed in f_n_ci.
+// Person values are stored as a JSON array of subjects in f_n (eq/in/[Я]
+// look for "id":"<uuid>" in it: inside a JSON string every quote is escaped,
+// so the pattern matches only an entry's id) and their lower-cased names
+// framed in f_n_ci (contains, startsWith, sorting).
 type personKind struct{}
 
 // Subject is one person-field entry.
@@ -25,7 +27,7 @@ type Subject struct {
 func init() { register(Person, personKind{}) }
 
 func (personKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.Keys(), ciType(d)}, {f.CI(), ciType(d)}}
+	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
 }
 
 // CheckSettings fills the defaults of SPEC.md: without settings every flag is true.
@@ -132,15 +134,14 @@ func Subjects(v any) []Subject {
 func (personKind) Cells(f *Def, v any) Cells {
 	list := Subjects(v)
 	if len(list) == 0 {
-		return Cells{f.Column(): nil, f.Keys(): nil, f.CI(): nil}
+		return Cells{f.Column(): nil, f.CI(): nil}
 	}
 	j, _ := json.Marshal(list)
-	ids := make([]string, len(list))
 	names := make([]string, len(list))
 	for i, s := range list {
-		ids[i], names[i] = s.ID, Lower(s.Display)
+		names[i] = Lower(s.Display)
 	}
-	return Cells{f.Column(): string(j), f.Keys(): framed(ids), f.CI(): framed(names)}
+	return Cells{f.Column(): string(j), f.CI(): framed(names)}
 }
 
 func (personKind) Decode(f *Def, raw any) any {
@@ -164,24 +165,30 @@ func (personKind) Search(_ *Def, v any) string {
 }
 
 func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Keys(), f.CI(), func(v any) (string, error) {
-		switch x := v.(type) {
-		case string:
-			if strings.TrimSpace(x) == PlaceholderMe {
-				return o.UserID, nil
-			}
-			if u, err := uuid.Parse(strings.TrimSpace(x)); err == nil {
+	return framedFilter(f, op, o, f.Column(), f.CI(), func(v any) (string, error) {
+		id, err := personKey(f, o, v)
+		return `%"id":"` + likeEscape(id) + `"%`, err
+	}, asIs)
+}
+
+// personKey is the subject id a person condition names.
+func personKey(f *Def, o Operand, v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		if strings.TrimSpace(x) == PlaceholderMe {
+			return o.UserID, nil
+		}
+		if u, err := uuid.Parse(strings.TrimSpace(x)); err == nil {
+			return u.String(), nil
+		}
+	case map[string]any:
+		if id, ok := x["id"].(string); ok {
+			if u, err := uuid.Parse(strings.TrimSpace(id)); err == nil {
 				return u.String(), nil
 			}
-		case map[string]any:
-			if id, ok := x["id"].(string); ok {
-				if u, err := uuid.Parse(strings.TrimSpace(id)); err == nil {
-					return u.String(), nil
-				}
-			}
 		}
-		return "", opErr("value of %q must be a subject id or [Я]", f.Title)
-	}, asIs)
+	}
+	return "", opErr("value of %q must be a subject id or [Я]", f.Title)
 }
 
 func (personKind) SortExpr(f *Def) string { return f.CI() }

@@ -166,7 +166,7 @@ func concurrently(b bool) string {
 // more columns) a covering index of the filter columns for the count. Names
 // list the columns after "__" (dropColumns relies on it); combinations too
 // long for an identifier get none.
-func compositeWanted(l *List, sortCol string, desc bool, fcols []string) []adhocIndex {
+func compositeWanted(l *List, sortCol string, desc bool, fcols []string, pg bool) []adhocIndex {
 	fcols = slices.DeleteFunc(slices.Clone(fcols), func(c string) bool { return c == sortCol })
 	if len(fcols) == 0 || sortCol == "id" {
 		return nil
@@ -181,7 +181,7 @@ func compositeWanted(l *List, sortCol string, desc bool, fcols []string) []adhoc
 	sortName := "ixt" + hex + "__" + keyToken(sortCol) + suffix + "__" + keyTokens(fcols)
 	if identRE.MatchString(sortName) {
 		c := indexKey(sortCol)
-		keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC, " + indexKeys(fcols)
+		keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC, " + filterKeys(pg, fcols)
 		out = append(out, adhocIndex{name: sortName, composite: true,
 			alt: []string{"ixs" + hex + "__" + keyToken(sortCol) + suffix + "__" + keyTokens(fcols)},
 			ddl: func(conc bool) string {
@@ -190,7 +190,7 @@ func compositeWanted(l *List, sortCol string, desc bool, fcols []string) []adhoc
 	}
 	filterName := "ixd" + hex + "__" + keyTokens(fcols)
 	if len(fcols) >= 2 && identRE.MatchString(filterName) {
-		cols := indexKeys(fcols)
+		cols := filterKeys(pg, fcols)
 		out = append(out, adhocIndex{name: filterName, alt: []string{"ixc" + hex + "__" + keyTokens(fcols)},
 			ddl: func(conc bool) string {
 				return "CREATE INDEX " + concurrently(conc) + "IF NOT EXISTS " + filterName + " ON " + t + " (" + cols + ")"
@@ -215,7 +215,7 @@ func wantedIndexes(sc *schema, keys []query.SortKey, user query.FilterSpec, pg b
 	}
 	if len(keys) > 0 && user.Logic != "or" {
 		if f, ok := sc.resolve(keys[0].Column); ok {
-			out = append(out, compositeWanted(sc.list, field.MustOf(f).SortExpr(f), keys[0].Direction == "desc", filterColumns(sc, user))...)
+			out = append(out, compositeWanted(sc.list, field.MustOf(f).SortExpr(f), keys[0].Direction == "desc", filterColumns(sc, user), pg)...)
 		}
 	}
 	for _, c := range user.Conditions {

@@ -59,7 +59,8 @@ var (
 // index; the list's entries are rebuilt once so that none is missing). It
 // runs outside transactions; a failure is logged and tried again on a later
 // load (the column has a default, so writes without it still work). The
-// lower-cased copies of text and choice values go the same way (dropFoldCopies).
+// lower-cased copies of text and choice values and the key lists of person
+// and lookup values go the same way (dropStaleShadows).
 func (s *Service) leanTable(ctx context.Context, sc *schema) {
 	if store.InTransaction(ctx) {
 		return
@@ -91,13 +92,13 @@ func (s *Service) leanTable(ctx context.Context, sc *schema) {
 		}
 		slog.InfoContext(ctx, "item table migrated: search_text dropped", "list", sc.list.ID)
 	}
-	changed, err := s.dropFoldCopies(ctx, sc)
+	changed, err := s.dropStaleShadows(ctx, sc)
 	if err != nil {
-		slog.WarnContext(ctx, "lean item table: drop lower-cased copies", "list", sc.list.ID, "err", err)
+		slog.WarnContext(ctx, "lean item table: drop shadow columns", "list", sc.list.ID, "err", err)
 		return
 	}
 	if changed {
-		logFold(ctx, sc)
+		slog.InfoContext(ctx, "item table migrated: shadow columns dropped, folded indexes made", "list", sc.list.ID)
 	}
 	leanDone.Store(key, true)
 }

@@ -3,7 +3,6 @@ package lists
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"strings"
 
 	"coreportal/internal/field"
@@ -16,50 +15,65 @@ func foldedType(typ string) bool {
 	return typ == field.Text || typ == field.MultilineText || typ == field.Choice
 }
 
-// dropFoldCopies migrates an item table made before text and choice values
-// lost their lower-cased copies, in place: the indexes on the copies go,
-// then the copies themselves (on PostgreSQL the value columns become
-// COLLATE "C" in the same statement, which rebuilds no rows), and the
-// indexes of the list's views are made again on the folded expressions.
-// Ad-hoc indexes come back on their next use. It returns whether it changed
-// anything.
-func (s *Service) dropFoldCopies(ctx context.Context, sc *schema) (bool, error) {
+// dropStaleShadows migrates an item table made before rows were lean, in
+// place: the lower-cased copies of text and choice values (f_n_ci) and the
+// key lists of person and lookup values (f_n_k) go with the indexes on them
+// (on PostgreSQL the text and choice value columns become COLLATE "C" in the
+// same statement, which rewrites no rows), and the indexes of the list's
+// views are made again on the folded expressions. Ad-hoc indexes come back
+// on their next use. It returns whether it changed anything.
+func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error) {
 	cols, err := s.st.columns(ctx, sc.list.Table)
 	if err != nil {
 		return false, err
 	}
-	var stale []*field.Def
+	var stale, recollate []string
 	for _, f := range sc.fields {
-		if f.Col > 0 && f.ColName == "" && foldedType(f.Type) && cols[f.CI()] {
-			stale = append(stale, f)
+		if f.Col == 0 || f.ColName != "" {
+			continue
+		}
+		declared := map[string]bool{}
+		for _, c := range field.MustOf(f).Columns(s.db.Dialect, f) {
+			declared[c[0]] = true
+		}
+		for _, c := range []string{f.CI(), f.Keys()} {
+			if cols[c] && !declared[c] {
+				stale = append(stale, c)
+				if c == f.CI() && foldedType(f.Type) {
+					recollate = append(recollate, f.Column())
+				}
+			}
 		}
 	}
 	if len(stale) == 0 {
 		return false, nil
 	}
 	l := sc.list
-	for _, f := range stale {
-		if err := s.st.dropFilterIndexes(ctx, l, f.CI()); err != nil {
+	for _, c := range stale {
+		if err := s.st.dropFilterIndexes(ctx, l, c); err != nil {
 			return false, err
 		}
-		if err := s.st.dropColumnIndexes(ctx, l, f.CI()); err != nil {
+		if err := s.st.dropColumnIndexes(ctx, l, c); err != nil {
 			return false, err
 		}
 	}
 	t := safeIdent(l.Table)
 	if s.db.Dialect == store.Postgres {
 		var parts []string
-		for _, f := range stale {
-			parts = append(parts, "ALTER COLUMN "+safeIdent(f.Column())+` TYPE TEXT COLLATE "C"`, "DROP COLUMN "+safeIdent(f.CI()))
+		for _, c := range recollate {
+			parts = append(parts, "ALTER COLUMN "+safeIdent(c)+` TYPE TEXT COLLATE "C"`)
+		}
+		for _, c := range stale {
+			parts = append(parts, "DROP COLUMN "+safeIdent(c))
 		}
 		if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+t+" "+strings.Join(parts, ", ")); err != nil {
-			return false, fmt.Errorf("drop lower-cased copies of %s: %w", l.Table, err)
+			return false, fmt.Errorf("drop shadow columns of %s: %w", l.Table, err)
 		}
 	} else {
 		err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-			for _, f := range stale {
-				if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+t+" DROP COLUMN "+safeIdent(f.CI())); err != nil {
-					return fmt.Errorf("drop %s of %s: %w", f.CI(), l.Table, err)
+			for _, c := range stale {
+				if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+t+" DROP COLUMN "+safeIdent(c)); err != nil {
+					return fmt.Errorf("drop %s of %s: %w", c, l.Table, err)
 				}
 			}
 			return nil
@@ -101,9 +115,4 @@ func (s *Store) columns(ctx context.Context, table string) (map[string]bool, err
 		out[c] = true
 	}
 	return out, rows.Err()
-}
-
-// logFold reports a migrated table.
-func logFold(ctx context.Context, sc *schema) {
-	slog.InfoContext(ctx, "item table migrated: lower-cased copies dropped, folded indexes made", "list", sc.list.ID)
 }

@@ -40,6 +40,10 @@ var foldCases = []struct {
 	{`{"conditions":[{"column":"tags","operator":"contains","value":"\"д"}]}`, "", []string{"alpha"}},
 	{`{"conditions":[{"column":"tags","operator":"contains","value":","}]}`, "", nil},
 	{`{"conditions":[{"column":"note","operator":"contains","value":"МИР"}]}`, "", []string{"Дым"}},
+	// person keys are found in the stored JSON (no key list)
+	{`{"conditions":[{"column":"owner","operator":"eq","value":"[Я]"}]}`, "", []string{"Ёлка", "Дым"}},
+	{`{"conditions":[{"column":"owner","operator":"ne","value":"[Я]"}]}`, "", []string{"Zebra", "Дом", "alpha", "дом", "ёж"}},
+	{`{"conditions":[{"column":"owner","operator":"in","value":["[Я]","0f8fad5b-d9cb-469f-a165-70867728950e"]}]}`, "", []string{"Ёлка", "Дым"}},
 }
 
 func TestFoldedFiltersAndLeanMigration(t *testing.T) {
@@ -53,18 +57,18 @@ func TestFoldedFiltersAndLeanMigration(t *testing.T) {
 		for _, fd := range []struct {
 			name, typ string
 			st        json.RawMessage
-		}{{"tags", "choice", json.RawMessage(`{"choices":["Ёж","Дом","дом","a\"Дом"],"allowMultiple":true}`)}, {"note", "multiline_text", nil}} {
+		}{{"tags", "choice", json.RawMessage(`{"choices":["Ёж","Дом","дом","a\"Дом"],"allowMultiple":true}`)}, {"note", "multiline_text", nil}, {"owner", "person", nil}} {
 			name, typ := fd.name, fd.typ
 			if _, err := f.svc.CreateField(ctx, f.admin, l.ID, FieldInput{InternalName: &name, Title: &name, FieldType: &typ, Settings: fd.st}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		rows := []Values{
-			raws(map[string]any{"title": "Ёлка", "tags": []string{"Ёж", "Дом"}}),
+			raws(map[string]any{"title": "Ёлка", "tags": []string{"Ёж", "Дом"}, "owner": f.admin.UserID}),
 			raws(map[string]any{"title": "ёж", "tags": []string{"дом"}}),
 			raws(map[string]any{"title": "Дом", "tags": []string{"Ёж"}}),
 			raws(map[string]any{"title": "дом", "tags": []string{"дом"}}),
-			raws(map[string]any{"title": "Дым", "note": "Привет\nМир"}),
+			raws(map[string]any{"title": "Дым", "note": "Привет\nМир", "owner": []string{f.admin.UserID}}),
 			raws(map[string]any{"title": "alpha", "tags": []string{`a"Дом`}}),
 			raws(map[string]any{"title": "Zebra"}),
 		}
@@ -134,6 +138,10 @@ func TestFoldedFiltersAndLeanMigration(t *testing.T) {
 			exec("UPDATE " + sc.list.Table + " SET " + fd.CI() + " = " + old)
 			exec("CREATE INDEX " + indexName(sc.list, fd.Column()+"_ci") + " ON " + sc.list.Table + " (" + fd.CI() + ")")
 		}
+		owner, _ := sc.resolve("owner")
+		exec("ALTER TABLE " + sc.list.Table + " ADD COLUMN " + owner.Keys() + " TEXT")
+		exec("UPDATE " + sc.list.Table + " SET " + owner.Keys() + " = 'x' WHERE " + owner.Column() + " IS NOT NULL")
+		exec("CREATE INDEX " + indexName(sc.list, owner.Keys()) + " ON " + sc.list.Table + " (" + owner.Keys() + ")")
 		exec("CREATE INDEX " + indexName(sc.list, folded[0].Column()+"_ci") + "_sa ON " + sc.list.Table + " ((" + folded[0].CI() + " IS NULL), " + folded[0].CI() + " ASC, id DESC)")
 		leanDone.Delete(db.Dialect.String() + "/" + sc.list.Table)
 		f.svc.schemas.drop(l.ID)
@@ -144,9 +152,9 @@ func TestFoldedFiltersAndLeanMigration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, fd := range folded {
-			if cols[fd.CI()] || !cols[fd.Column()] {
-				t.Errorf("%s: copy still there or value gone: %v", fd.InternalName, cols)
+		for _, fd := range append(folded, owner) {
+			if cols[fd.Keys()] || fd.Type != field.Person && cols[fd.CI()] || !cols[fd.Column()] {
+				t.Errorf("%s: shadow still there or value gone: %v", fd.InternalName, cols)
 			}
 		}
 		ixs, err := f.svc.adhoc.present(ctx, sc.list.Table)

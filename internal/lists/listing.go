@@ -444,7 +444,7 @@ func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.Sor
 	desc := keys[0].Direction == "desc"
 	sqlite := s.db.Dialect != store.Postgres
 	if user.Logic != "or" {
-		for _, c := range compositeWanted(sc.list, col, desc, filterColumns(sc, user)) {
+		for _, c := range compositeWanted(sc.list, col, desc, filterColumns(sc, user), !sqlite) {
 			if !c.composite {
 				continue
 			}

@@ -53,10 +53,18 @@ func keyTokens(exprs []string) string {
 	return strings.Join(out, "__")
 }
 
-func indexKeys(exprs []string) string {
+// filterKeys are the keys of the filter columns of a composite index. On
+// PostgreSQL a folded column is stored as the column itself: an index-only
+// scan may evaluate cp_lower on an index column, never read a column that
+// only an expression of the index holds (it would visit every matching row
+// in the heap instead). SQLite reads the folded value from the index.
+func filterKeys(pg bool, exprs []string) string {
 	out := make([]string, len(exprs))
 	for i, e := range exprs {
 		out[i] = indexKey(e)
+		if col, ok := field.Unfold(e); ok && pg {
+			out[i] = safeIdent(col)
+		}
 	}
 	return strings.Join(out, ", ")
 }
@@ -218,7 +226,7 @@ func (s *Store) ensureSortIndex(ctx context.Context, l *List, col string, desc b
 	keys := "(" + c + " IS NULL), " + c + " " + dir + ", id DESC"
 	if len(trailing) > 0 {
 		trailing = trailing[:min(len(trailing), maxFilterIndexColumns)]
-		keys += ", " + indexKeys(trailing)
+		keys += ", " + filterKeys(s.db.Dialect == store.Postgres, trailing)
 		name = "ixs" + strings.TrimPrefix(l.Table, "li") + "__" + keyToken(col) + suffix + "__" + keyTokens(trailing)
 		if !identRE.MatchString(name) {
 			return nil // too long for an identifier: the plain sort index remains
@@ -246,7 +254,7 @@ func (s *Store) ensureFilterIndex(ctx context.Context, l *List, cols []string) e
 	if !identRE.MatchString(name) {
 		return nil // too long for an identifier: the single-column indexes remain
 	}
-	q := "CREATE INDEX IF NOT EXISTS " + name + " ON " + safeIdent(l.Table) + " (" + indexKeys(cols) + ")"
+	q := "CREATE INDEX IF NOT EXISTS " + name + " ON " + safeIdent(l.Table) + " (" + filterKeys(s.db.Dialect == store.Postgres, cols) + ")"
 	if _, err := s.db.W(ctx).ExecContext(ctx, q); err != nil {
 		return fmt.Errorf("create filter index: %w", err)
 	}

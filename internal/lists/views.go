@@ -146,9 +146,6 @@ func (s *Service) viewIndexes(ctx context.Context, sc *schema, c ViewConfig) err
 	add := func(ref string) {
 		if f, ok := sc.resolve(ref); ok {
 			cols = append(cols, field.MustOf(f).SortExpr(f))
-			if f.Type == field.Person || f.Type == field.Lookup {
-				cols = append(cols, f.Keys())
-			}
 		}
 	}
 	for _, k := range c.Sort {
