@@ -30,7 +30,8 @@ func (h *Handler) Register(api huma.API) {
 	list.Description += ` The audit log is append-only: no operation changes or deletes a record. Records: sign-ins
 (auth.sign_in, auth.sign_in_failed with the login tried), ACL grants, revocations and inheritance breaks, user and
 group changes, settings and service changes (secret values are never stored: they show as "[REDACTED]"), deletions,
-recycle-bin restores and purges, log purges, backups and restores, module installs, licence activations. Each record
+recycle-bin restores and purges, log purges, backups and restores, module installs (module.install, module.upgrade,
+module.skip, module.install_template; a refused installation is module.install with outcome failure), licence activations. Each record
 names the actor (id, login, client address), the action, the resource (type and id), the outcome and details (before /
 after where it matters). Filters: actor (user id or login), action (exact, or a prefix ending in "." such as "acl."),
 resourceType, resourceId, from / to (RFC 3339, inclusive).`
