@@ -6,12 +6,21 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"coreportal/internal/store"
 )
 
-type indexStore struct{ db *store.DB }
+type indexStore struct {
+	db *store.DB
+
+	countCap int // 0: the package's countCap
+
+	mu      sync.Mutex // guards size and sizedAt (see entries)
+	size    float64
+	sizedAt time.Time
+}
 
 func (s *indexStore) pg() bool { return s.db.Dialect == store.Postgres }
 
@@ -163,7 +172,7 @@ func (s *indexStore) putPG(ctx context.Context, es []*entry, upsert bool) error 
 		// Snowball stemmer and Latin ones with the english one (as SQLite's
 		// tokens do), so one pass per text serves both languages
 		b.WriteString(`(?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-			setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('russian', ?), 'B'))`)
+			search_tsv(setweight(to_tsvector('russian', ?), 'A') || setweight(to_tsvector('russian', ?), 'B')))`)
 		args = append(append(args, entryArgs(e)...), pgText(e.Title), pgText(e.Body))
 	}
 	if upsert {
@@ -182,15 +191,19 @@ func (s *indexStore) putSQLite(ctx context.Context, old []string, es []*entry) e
 	if err := s.remove(ctx, old); err != nil {
 		return err
 	}
+	order, err := s.recencySeqs(ctx, es)
+	if err != nil {
+		return err
+	}
 	var b strings.Builder
-	args := make([]any, 0, len(es)*10)
-	b.WriteString("INSERT INTO search_entries (" + entryCols + ") VALUES ")
+	args := make([]any, 0, len(es)*11)
+	b.WriteString("INSERT INTO search_entries (" + entryCols + ", seq) VALUES ")
 	for i, e := range es {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
-		args = append(args, entryArgs(e)...)
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		args = append(append(args, entryArgs(e)...), order[i])
 	}
 	rows, err := s.db.W(ctx).QueryContext(ctx, b.String()+" RETURNING seq, id", args...)
 	if err != nil {
