@@ -241,6 +241,37 @@ func TestSearch(t *testing.T) {
 			}
 		})
 
+		t.Run("tiers, newest first, totals beyond 1,000 reported as at least", func(t *testing.T) {
+			tf := newListFixture(t, s, "tiers")
+			body := tf.addField(t, "body", "text", nil)
+			grant(t, s, "node", tf.nodeID, "user", readerID, "view")
+			tf.create(t, admin, map[string]any{tf.fields["title"]: "walrus plan", body: "old"})
+			tf.create(t, admin, map[string]any{tf.fields["title"]: "misc", body: "walrus plan inside"})
+			tf.create(t, admin, map[string]any{tf.fields["title"]: "Plan for the walrus", body: "new"})
+			hits, meta := searchHits(t, reader, "walrus plans")
+			if got := hitTitles(hits); strings.Join(got, ",") != "item:Plan for the walrus,item:walrus plan,item:misc" ||
+				hits[0]["score"] != 2.0 || hits[2]["score"] != 1.0 || meta["total"] != 3.0 || meta["totalRelation"] != "eq" {
+				t.Fatalf("tiers %v %v", got, meta)
+			}
+			for batch := 0; batch < 3; batch++ {
+				var rows []any
+				for i := 0; i < 334; i++ {
+					rows = append(rows, map[string]any{"clientRowId": fmt.Sprint(i), "fieldValues": map[string]any{tf.fields["title"]: fmt.Sprintf("narwhal %d", batch*334+i)}})
+				}
+				admin.Do(t, "POST", tf.path("/items/quick-edit"), map[string]any{"creates": rows}).Expect(t, 200)
+			}
+			hits, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "10")
+			if len(hits) != 100 || meta["total"] != 1000.0 || meta["totalRelation"] != "gte" || meta["totalPages"] != 10.0 {
+				t.Fatalf("1,002 matches: %d hits, meta %v", len(hits), meta)
+			}
+			if hits, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "11"); len(hits) != 0 || meta["totalRelation"] != "gte" {
+				t.Fatalf("beyond the first 1,000: %d hits, meta %v", len(hits), meta)
+			}
+			if hits, meta = searchHits(t, outsider, "narwhal"); len(hits) != 0 || meta["total"] != 0.0 || meta["totalRelation"] != "eq" {
+				t.Fatalf("outsider: %d hits, meta %v", len(hits), meta)
+			}
+		})
+
 		t.Run("bad input", func(t *testing.T) {
 			for _, q := range []string{"/search", "/search?q=", "/search?q=%20%2A%22", "/search?q=x&limit=0", "/search?q=x&limit=101",
 				"/search?q=x&type=user", "/search?q=x&nodeId=nope", "/search?q=x&page=0"} {

@@ -28,11 +28,14 @@ q: words, "quoted phrases" and prefixes ending in * (contr*); every term must ma
 	`Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. ` +
 	`A q without any letter or digit answers 400.
 
-Results are ranked by relevance (a match in the title counts more than in the body), newer first on ties. Each hit has type, id, nodeId, ` +
+Results are ranked by relevance in two tiers: first the results whose title matches every term (score 2), then the others (score 1); ` +
+	`newest first (updatedAt) within a tier. Each hit has type, id, nodeId, ` +
 	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
 	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
-	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (higher is better; comparable within one answer). ` +
-	`meta: page, limit, total, totalPages.
+	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (2 or 1, see the tiers above). ` +
+	`meta: page, limit, total, totalPages, totalRelation. total counts exactly up to 1,000 results (totalRelation "eq"); ` +
+	`beyond, total is 1,000 and totalRelation "gte" (at least that many, as Elasticsearch and SharePoint report large totals: counting ` +
+	`every one of 100,000 matches would read each of them), and pages reach the first 1,000 results only: a page starting beyond answers no hits (refine the query instead).
 
 ` +
 	`Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, ` +
@@ -59,11 +62,22 @@ type searchIn struct {
 }
 
 func (h *Handler) search(ctx context.Context, in *searchIn) (*web.Out[[]Hit], error) {
-	hits, total, err := h.svc.Search(ctx, auth.FromContext(ctx), Request{Q: in.Q, Type: in.Type, NodeID: in.NodeID, Page: in.Page, Limit: in.Limit})
+	f, err := h.svc.Search(ctx, auth.FromContext(ctx), Request{Q: in.Q, Type: in.Type, NodeID: in.NodeID, Page: in.Page, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
-	return web.Paged(hits, web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, total)), nil
+	m := searchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
+	if f.AtLeast {
+		m.TotalRelation = "gte"
+	}
+	return web.Paged(f.Hits, m), nil
+}
+
+// searchMeta is the meta of GET /search: the page meta and whether total is
+// exact ("eq") or a lower bound ("gte", more than 1,000 matches).
+type searchMeta struct {
+	web.PageMeta
+	TotalRelation string `json:"totalRelation"`
 }
 
 // IndexClearResult is the answer of POST /admin/search/clear.

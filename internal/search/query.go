@@ -1,54 +1,52 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 )
 
 // rights is the caller's view in SQL terms; nil for administrators.
 type rights struct {
 	principals []string // the user and its groups
 	scopes     []string // nodes the caller can view and the containers inheriting from them
+	granted    []string // resources with a grant of at least view to one of the principals
 	minLevel   int
 }
 
 // inheritingContainers returns the lists, libraries, pages and surveys that
 // inherit from one of the nodes (one indexed query; the ids then go into the
-// search as a parameter, which PostgreSQL hashes, instead of a subquery it
-// estimates from the million items of the acl registry).
+// search as a parameter).
 func (s *indexStore) inheritingContainers(ctx context.Context, nodes []string) ([]string, error) {
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT o.id FROM acl_objects o WHERE o.parent_id IN `+s.idList()+`
+	return s.ids(ctx, "containers of visible nodes", `SELECT o.id FROM acl_objects o WHERE o.parent_id IN `+s.idList()+`
 		AND o.type IN ('list', 'library', 'page', 'survey') AND o.inherits = ?`, jsonIDs(nodes), true)
+}
+
+// grantedTo returns the resources on which one of the principals holds at
+// least level.
+func (s *indexStore) grantedTo(ctx context.Context, principals []string, level int) ([]string, error) {
+	return s.ids(ctx, "grants of the caller", `SELECT DISTINCT ae.resource_id FROM acl_entries ae
+		WHERE ae.level >= ? AND ae.principal_id IN `+s.idList(), level, jsonIDs(principals))
+}
+
+func (s *indexStore) ids(ctx context.Context, what, q string, args ...any) ([]string, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, fmt.Errorf("containers of visible nodes: %w", err)
+		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("containers of visible nodes: %w", err)
+			return nil, fmt.Errorf("%s: %w", what, err)
 		}
 		out = append(out, id)
 	}
 	return out, rows.Err()
-}
-
-// rightsFilter keeps the entries the caller can view, as the acl engine
-// decides viewing: the caller's grants count on every object of the entry's
-// chain, from the entry up to its nearest isolated object (the entry itself,
-// the folders in search_scopes); when nothing on the way is isolated, the
-// container decides (a node the caller can view, a container inheriting from
-// such a node, or a container with a grant of the caller).
-func (s *indexStore) rightsFilter(r *rights) (string, []any) {
-	ids := s.idList()
-	grants := "(SELECT ae.resource_id FROM acl_entries ae WHERE ae.level >= ? AND ae.principal_id IN " + ids + ")"
-	p := jsonIDs(r.principals)
-	sqlText := ` AND (e.id IN ` + grants + `
-		OR e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN ` + grants + `)
-		OR (e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + grants + `)))`
-	return sqlText, []any{r.minLevel, p, r.minLevel, p, jsonIDs(r.scopes), r.minLevel, p}
 }
 
 // query is a parsed search request.
@@ -67,87 +65,294 @@ type hit struct {
 	Score float64
 }
 
-func (s *indexStore) search(ctx context.Context, q query) ([]hit, int, error) {
-	var from, score string
-	var args []any
-	if s.pg() {
-		var parts []string
-		for _, t := range q.terms {
-			switch {
-			case t.prefix:
-				parts = append(parts, "to_tsquery('simple', ?)")
-				args = append(args, t.words[0]+":*")
-			case t.phrase:
-				parts = append(parts, "(phraseto_tsquery('russian', ?) || phraseto_tsquery('english', ?))")
-				ph := strings.Join(t.words, " ")
-				args = append(args, ph, ph)
-			default:
-				parts = append(parts, "(plainto_tsquery('russian', ?) || plainto_tsquery('english', ?))")
-				args = append(args, t.words[0], t.words[0])
+// countCap bounds counting: a total is exact up to countCap and reported as
+// "at least countCap" beyond it (as Elasticsearch's track_total_hits does),
+// and pages start within the first countCap results. PostgreSQL has no
+// index-only count over a GIN index: counting reads the row of every match
+// (1,000,000 entries: about 20 µs a row on the development machine, so
+// 10,000 matches cost 0.4 s and 1,000 cost 40 ms; see bench/README.md).
+const countCap = 1000
+
+// counted is the cap of this store (tests lower it).
+func (s *indexStore) counted() int {
+	if s.countCap > 0 {
+		return s.countCap
+	}
+	return countCap
+}
+
+// Scores of the two ranking tiers.
+const (
+	scoreTitle = 2 // every term matches the title
+	scoreBody  = 1
+)
+
+// found is what one search read: the page and the (capped) total.
+type found struct {
+	hits    []hit
+	total   int
+	atLeast bool // more than countCap matches: total is countCap
+}
+
+// search ranks by tier (every term in the title first), then newest first.
+// One pass reads the matches the caller can view, up to countCap+1 of them,
+// with their tier and order key: when they are all, the total is exact and
+// the page is cut from them. Beyond countCap the total is reported as at
+// least countCap and each tier is paged in the order of an index
+// (see page), so no match beyond the page is read.
+func (s *indexStore) search(ctx context.Context, q query) (found, error) {
+	t := s.tiers(q)
+	ms, err := s.matches(ctx, t)
+	if err != nil {
+		return found{}, err
+	}
+	if len(ms) <= s.counted() {
+		slices.SortFunc(ms, func(a, b match) int {
+			if a.title != b.title {
+				if a.title {
+					return -1
+				}
+				return 1
+			}
+			if c := cmp.Compare(b.at, a.at); c != 0 {
+				return c
+			}
+			return strings.Compare(b.id, a.id)
+		})
+		out := found{total: len(ms)}
+		ids := []string{}
+		scores := map[string]float64{}
+		for _, m := range ms[min(q.offset, len(ms)):min(q.offset+q.limit, len(ms))] {
+			ids = append(ids, m.id)
+			scores[m.id] = scoreBody
+			if m.title {
+				scores[m.id] = scoreTitle
 			}
 		}
-		from = "FROM search_entries e, (SELECT " + strings.Join(parts, " && ") + " AS tq) qq WHERE e.tsv @@ qq.tq"
-		score = "ts_rank(e.tsv, qq.tq)"
-	} else {
-		from = "FROM search_fts JOIN search_entries e ON e.seq = search_fts.rowid WHERE search_fts MATCH ?"
-		args = append(args, ftsMatch(q.terms))
-		score = "-bm25(search_fts, 10.0, 1.0)"
+		out.hits, err = s.hits(ctx, ids, scores)
+		return out, err
 	}
-	where := ""
+	out := found{total: s.counted(), atLeast: true}
+	if q.offset >= s.counted() {
+		return out, nil
+	}
+	nTitle, err := s.count(ctx, t.title)
+	if err != nil {
+		return found{}, err
+	}
+	var ids []string
+	scores := map[string]float64{}
+	if q.offset < nTitle {
+		if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
+			return found{}, err
+		}
+		for _, id := range ids {
+			scores[id] = scoreTitle
+		}
+	}
+	// beyond s.counted() title matches the boundary of the tiers is unknown:
+	// every page within s.counted() holds title matches only
+	if n := q.limit - len(ids); n > 0 && nTitle <= s.counted() {
+		more, err := s.page(ctx, t.rest, s.counted()+1, max(0, q.offset-nTitle), n)
+		if err != nil {
+			return found{}, err
+		}
+		for _, id := range more {
+			scores[id] = scoreBody
+		}
+		ids = append(ids, more...)
+	}
+	out.hits, err = s.hits(ctx, ids, scores)
+	return out, err
+}
+
+// match is an entry of the first pass: its tier and its order within the
+// tier (PostgreSQL: updated_at, then id; SQLite: the FTS rowid).
+type match struct {
+	id    string
+	title bool
+	at    int64
+}
+
+// matches reads up to s.counted()+1 matches the caller can view.
+func (s *indexStore) matches(ctx context.Context, t tiers) ([]match, error) {
+	q := `SELECT e.id, ` + t.inTitle.sql + `, e.updated_at FROM search_entries e WHERE ` + t.whole.sql + ` LIMIT ?`
+	args := append(append(append([]any{}, t.inTitle.args...), t.whole.args...), s.counted()+1)
+	if !s.pg() {
+		q = `SELECT e.id, ` + t.inTitle.sql + `, f.rowid FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid
+			WHERE f.search_fts MATCH ?` + t.whole.sql + ` LIMIT ?`
+		args = append(append(append([]any{}, t.inTitle.args...), t.whole.fts), args[len(t.inTitle.args):]...)
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var out []match
+	for rows.Next() {
+		var m match
+		var err error
+		if s.pg() {
+			var at time.Time
+			err = rows.Scan(&m.id, &m.title, &at)
+			m.at = at.UnixNano()
+		} else {
+			err = rows.Scan(&m.id, &m.title, &m.at)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// cond selects entries: a WHERE condition on search_entries e with its
+// arguments; on SQLite also the FTS5 MATCH expression of search_fts f.
+type cond struct {
+	fts  string
+	sql  string
+	args []any
+}
+
+func (c cond) and(sql string, args ...any) cond {
+	return cond{fts: c.fts, sql: c.sql + sql, args: append(append([]any{}, c.args...), args...)}
+}
+
+// tiers are the conditions of a search: the whole match, its title tier
+// (every term in the title) and the rest; inTitle tells on a matching row
+// whether it is in the title tier.
+type tiers struct{ whole, title, rest, inTitle cond }
+
+func (s *indexStore) tiers(q query) tiers {
+	var t tiers
+	if s.pg() {
+		t = pgTiers(q.terms)
+	} else {
+		t = sqliteTiers(q.terms)
+	}
+	var f string
+	var args []any
+	if q.rights != nil {
+		f, args = s.rightsFilter(q.rights)
+	}
 	if q.typ != "" {
-		where += " AND e.type = ?"
+		f += " AND e.type = ?"
 		args = append(args, q.typ)
 	}
 	if q.nodeID != "" {
-		where += ` AND e.node_id IN (WITH RECURSIVE sub(id, depth) AS (SELECT id, 0 FROM nodes WHERE id = ?
+		f += ` AND e.node_id IN (WITH RECURSIVE sub(id, depth) AS (SELECT id, 0 FROM nodes WHERE id = ?
 			UNION ALL SELECT n.id, sub.depth + 1 FROM nodes n JOIN sub ON n.parent_id = sub.id WHERE sub.depth < 64) SELECT id FROM sub)`
 		args = append(args, q.nodeID)
 	}
-	if q.rights != nil {
-		f, a := s.rightsFilter(q.rights)
-		where += f
-		args = append(args, a...)
+	if !s.pg() {
+		f = strings.NewReplacer(" e.", " +e.", "(e.", "(+e.").Replace(f) // SQLite: entries are looked up by the FTS rowid, never by these columns
 	}
-	return s.rankAll(ctx, from+where, score, args, q)
+	t.whole, t.title, t.rest = t.whole.and(f, args...), t.title.and(f, args...), t.rest.and(f, args...)
+	return t
 }
 
-// rankAll scores every match in one pass that also counts them (window
-// function) and reads only narrow columns (on SQLite from a covering index);
-// texts are read for the page only. One pass costs less than a count, a
-// bounded candidate set (the newest 1,000) and its ranking in three passes:
-// measured on 1,000,000 entries, PostgreSQL p95 2.1 s against 6.8 s, since
-// every pass visits the heap rows of every match. The score is computed in
-// a subquery: SQLite's bm25 cannot sit beside a window function.
-func (s *indexStore) rankAll(ctx context.Context, fromWhere, score string, args []any, q query) ([]hit, int, error) {
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `SELECT id, score, count(*) OVER ()
-		FROM (SELECT e.id, e.updated_at, `+score+` AS score `+fromWhere+`) m ORDER BY score DESC, updated_at DESC, id LIMIT ? OFFSET ?`,
-		append(append([]any{}, args...), q.limit, q.offset)...)
+// pgTiers: the terms as a tsquery T (GIN), the title tier T1 on the '^'
+// marker lexemes of the title (phrases also restricted to weight A, checked
+// on the row). A query whose words are all stop words matches nothing.
+func pgTiers(terms []term) tiers {
+	var all, title []string
+	var allArgs, titleArgs []any
+	for _, t := range terms {
+		switch {
+		case t.prefix:
+			all = append(all, "to_tsquery('simple', ?)")
+			title = append(title, "search_title_query(to_tsquery('simple', ?))")
+			allArgs = append(allArgs, t.words[0]+":*")
+			titleArgs = append(titleArgs, t.words[0]+":*")
+		case t.phrase:
+			ph := strings.Join(t.words, " ")
+			all = append(all, "(phraseto_tsquery('russian', ?) || phraseto_tsquery('english', ?))")
+			title = append(title, "search_title_query(phraseto_tsquery('russian', ?) || phraseto_tsquery('english', ?)) && search_weight_a(phraseto_tsquery('russian', ?) || phraseto_tsquery('english', ?))")
+			allArgs = append(allArgs, ph, ph)
+			titleArgs = append(titleArgs, ph, ph, ph, ph)
+		default:
+			all = append(all, "(plainto_tsquery('russian', ?) || plainto_tsquery('english', ?))")
+			title = append(title, "search_title_query(plainto_tsquery('russian', ?) || plainto_tsquery('english', ?))")
+			allArgs = append(allArgs, t.words[0], t.words[0])
+			titleArgs = append(titleArgs, t.words[0], t.words[0])
+		}
+	}
+	tq, t1 := "("+strings.Join(all, " && ")+")", "("+strings.Join(title, " && ")+")"
+	// the title tier's tsquery is empty when T is: the guard keeps both from matching everything
+	guard := "numnode(" + tq + ") > 0 AND e.tsv @@ "
+	whole := cond{sql: guard + tq, args: append(append([]any{}, allArgs...), allArgs...)}
+	return tiers{whole: whole, title: cond{sql: guard + t1, args: append(append([]any{}, allArgs...), titleArgs...)},
+		rest: whole.and(" AND NOT e.tsv @@ "+t1, titleArgs...), inTitle: cond{sql: "e.tsv @@ " + t1, args: titleArgs}}
+}
+
+// sqliteTiers: FTS5 expressions, the title tier with a column filter.
+func sqliteTiers(terms []term) tiers {
+	m := ftsMatch(terms)
+	title := "{title} : (" + m + ")"
+	return tiers{whole: cond{fts: m}, title: cond{fts: title}, rest: cond{fts: "(" + m + ") NOT " + title},
+		inTitle: cond{sql: "f.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)", args: []any{title}}}
+}
+
+// rightsFilter keeps the entries the caller can view, as the acl engine
+// decides viewing: the caller's grants count on every object of the entry's
+// chain, from the entry up to its nearest isolated object (the entry itself,
+// the folders in search_scopes); when nothing on the way is isolated, the
+// container decides (a node the caller can view, a container inheriting from
+// such a node, or a container with a grant of the caller). It is checked on
+// each match's row (SQLite: in the covering index search_entries_narrow).
+func (s *indexStore) rightsFilter(r *rights) (string, []any) {
+	ids := s.idList()
+	g := jsonIDs(r.granted)
+	return ` AND (e.id IN ` + ids + ` OR e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN ` + ids + `)
+		OR (e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + ids + `)))`,
+		[]any{g, g, jsonIDs(r.scopes), g}
+}
+
+// count returns how many entries match c, counting at most the cap + 1.
+func (s *indexStore) count(ctx context.Context, c cond) (int, error) {
+	q := `SELECT count(*) FROM (SELECT 1 FROM search_entries e WHERE ` + c.sql + ` LIMIT ?) m`
+	args := append(append([]any{}, c.args...), s.counted()+1)
+	if !s.pg() {
+		q = `SELECT count(*) FROM (SELECT 1 FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid
+			WHERE f.search_fts MATCH ?` + c.sql + ` LIMIT ?) m`
+		args = append([]any{c.fts}, args...)
+	}
+	var n int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count search: %w", err)
+	}
+	return n, nil
+}
+
+// page returns the ids of the entries matching c (n of them, counted up to
+// countCap+1), newest first, from offset. SQLite reads them in the order of
+// the FTS5 rowid, which orders entries newest first (seq), and stops after
+// the page. PostgreSQL either walks the updated_at index newest first,
+// checking each row (about (offset+limit) * entries / n rows), or reads
+// every match from the GIN bitmap and sorts them (n rows), whichever reads
+// fewer rows.
+func (s *indexStore) page(ctx context.Context, c cond, n, offset, limit int) ([]string, error) {
+	args := append(append([]any{}, c.args...), limit, offset)
+	var q string
+	switch {
+	case !s.pg():
+		q = `SELECT e.id FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid WHERE f.search_fts MATCH ?` + c.sql +
+			` ORDER BY f.rowid DESC LIMIT ? OFFSET ?`
+		args = append([]any{c.fts}, args...)
+	case float64(n)*float64(n) > float64(offset+limit)*s.entries(ctx):
+		// (…) IS TRUE is no index condition: the planner walks search_entries_recent
+		q = `SELECT e.id FROM search_entries e WHERE (` + c.sql + `) IS TRUE ORDER BY e.updated_at DESC, e.id DESC LIMIT ? OFFSET ?`
+	default:
+		// OFFSET 0 keeps the bitmap scan of the matches apart from the sort
+		q = `SELECT id FROM (SELECT e.id, e.updated_at FROM search_entries e WHERE ` + c.sql + ` OFFSET 0) m
+			ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`
+	}
+	ids, err := s.ids(ctx, "search", q, args...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var ids []string
-	scores := map[string]float64{}
-	total := 0
-	for rows.Next() {
-		var id string
-		var sc float64
-		if err := rows.Scan(&id, &sc, &total); err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
-		}
-		ids = append(ids, id)
-		scores[id] = sc
-	}
-	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	if len(ids) == 0 && q.offset > 0 {
-		if err := s.db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) "+fromWhere, args...).Scan(&total); err != nil {
-			return nil, 0, fmt.Errorf("count search: %w", err)
-		}
-	}
-	out, err := s.hits(ctx, ids, scores)
-	return out, total, err
+	return ids, nil
 }
 
 // hits reads the entries of a result page, in the order of ids.
@@ -204,4 +409,23 @@ func (s *indexStore) nodePaths(ctx context.Context, ids []string) (map[string]st
 		out[id] += "/" + slug
 	}
 	return out, rows.Err()
+}
+
+// entries estimates the size of the index (PostgreSQL's statistics, read at
+// most once a minute), which decides how page reads a tier.
+func (s *indexStore) entries(ctx context.Context) float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.sizedAt) < time.Minute {
+		return s.size
+	}
+	var n float64
+	// never analyzed (reltuples -1): about 1.5 kB a row
+	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT CASE WHEN reltuples >= 0 THEN reltuples ELSE pg_relation_size(oid) / 1500.0 END
+		FROM pg_class WHERE oid = CAST('search_entries' AS regclass)`).Scan(&n)
+	if err != nil || n < 1 {
+		n = 1 // unknown: sort the matches
+	}
+	s.size, s.sizedAt = n, time.Now()
+	return n
 }

@@ -149,52 +149,60 @@ type Hit struct {
 	Snippet   string    `json:"snippet" doc:"HTML-escaped text around the first match, matches wrapped in <mark>…</mark>"`
 	Path      string    `json:"path" doc:"canonical route of the result"`
 	UpdatedAt time.Time `json:"updatedAt"`
-	Score     float64   `json:"score" doc:"relevance, higher is better; comparable within one answer only"`
+	Score     float64   `json:"score" doc:"relevance tier: 2 when the title matches every term, else 1"`
+}
+
+// Found is the answer of a search: a page of hits and the total, exact up
+// to 1,000 and "at least 1,000" beyond (AtLeast).
+type Found struct {
+	Hits    []Hit
+	Total   int
+	AtLeast bool
 }
 
 // Search answers a query with what the caller may view.
-func (s *Service) Search(ctx context.Context, p *auth.Principal, r Request) ([]Hit, int, error) {
+func (s *Service) Search(ctx context.Context, p *auth.Principal, r Request) (Found, error) {
 	if r.Type != "" && !slices.Contains(Types, r.Type) {
-		return nil, 0, fault.Validation("type", "type must be one of item, file, page, node, list, library, survey")
+		return Found{}, fault.Validation("type", "type must be one of item, file, page, node, list, library, survey")
 	}
 	terms := parseQuery(r.Q)
 	if len(terms) == 0 {
-		return nil, 0, fault.Validation("q", "q must contain at least one word")
+		return Found{}, fault.Validation("q", "q must contain at least one word")
 	}
 	if r.NodeID != "" {
 		if _, err := uuid.Parse(r.NodeID); err != nil || len(r.NodeID) != 36 {
-			return nil, 0, fault.Validation("nodeId", "nodeId must be a UUID")
+			return Found{}, fault.Validation("nodeId", "nodeId must be a UUID")
 		}
 		if err := s.acl.Require(ctx, p, acl.Ref{Type: acl.Node, ID: r.NodeID}, acl.View); err != nil {
-			return nil, 0, err
+			return Found{}, err
 		}
 	}
 	q := query{terms: terms, typ: r.Type, nodeID: r.NodeID, limit: r.Limit, offset: (r.Page - 1) * r.Limit}
 	if !p.IsAdmin {
 		rt, err := s.rightsOf(ctx, p)
 		if err != nil {
-			return nil, 0, err
+			return Found{}, err
 		}
 		q.rights = rt
 	}
-	hs, total, err := s.st.search(ctx, q)
+	res, err := s.st.search(ctx, q)
 	if err != nil {
-		return nil, 0, err
+		return Found{}, err
 	}
-	nodeIDs := make([]string, 0, len(hs))
-	for _, h := range hs {
+	nodeIDs := make([]string, 0, len(res.hits))
+	for _, h := range res.hits {
 		nodeIDs = append(nodeIDs, h.NodeID)
 	}
 	paths, err := s.st.nodePaths(ctx, nodeIDs)
 	if err != nil {
-		return nil, 0, err
+		return Found{}, err
 	}
 	m := newMatcher(terms)
-	out := make([]Hit, 0, len(hs))
-	for i := range hs {
-		out = append(out, present(&hs[i], m, paths[hs[i].NodeID]))
+	out := Found{Hits: make([]Hit, 0, len(res.hits)), Total: res.total, AtLeast: res.atLeast}
+	for i := range res.hits {
+		out.Hits = append(out.Hits, present(&res.hits[i], m, paths[res.hits[i].NodeID]))
 	}
-	return out, total, nil
+	return out, nil
 }
 
 func (s *Service) rightsOf(ctx context.Context, p *auth.Principal) (*rights, error) {
@@ -207,6 +215,9 @@ func (s *Service) rightsOf(ctx context.Context, p *auth.Principal) (*rights, err
 		return nil, err
 	}
 	r := &rights{principals: principals, minLevel: int(acl.View), scopes: []string{}}
+	if r.granted, err = s.st.grantedTo(ctx, principals, r.minLevel); err != nil {
+		return nil, err
+	}
 	for id, l := range levels {
 		if l >= acl.View {
 			r.scopes = append(r.scopes, id)

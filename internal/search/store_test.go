@@ -80,15 +80,15 @@ func (f *fixture) object(t acl.Type, parent acl.Ref, d Doc) acl.Ref {
 
 func (f *fixture) search(p *auth.Principal, q string) []string {
 	f.t.Helper()
-	hits, total, err := f.svc.Search(context.Background(), p, Request{Q: q, Page: 1, Limit: 100})
+	found, err := f.svc.Search(context.Background(), p, Request{Q: q, Page: 1, Limit: 100})
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if total != len(hits) {
-		f.t.Fatalf("%q: total %d, %d hits", q, total, len(hits))
+	if found.Total != len(found.Hits) || found.AtLeast {
+		f.t.Fatalf("%q: total %d (at least: %v), %d hits", q, found.Total, found.AtLeast, len(found.Hits))
 	}
 	out := []string{}
-	for _, h := range hits {
+	for _, h := range found.Hits {
 		out = append(out, h.Title+" "+h.Path)
 	}
 	slices.Sort(out)
