@@ -58,12 +58,12 @@ func TestFileText(t *testing.T) {
 		}
 		found := func(word string) []string {
 			t.Helper()
-			hs, _, err := ix.Search(ctx, admin, search.Request{Q: word, Type: search.TypeFile, Page: 1, Limit: 10})
+			res, err := ix.Search(ctx, admin, search.Request{Q: word, Type: search.TypeFile, Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var out []string
-			for _, h := range hs {
+			for _, h := range res.Hits {
 				out = append(out, h.Title)
 			}
 			return out
