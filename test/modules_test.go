@@ -291,6 +291,17 @@ func modulesRefusals(t *testing.T, admin *kit.Client, big bool) {
 		}
 	}
 	admin.Do(t, "POST", "/modules/install", `{"package":"x"}`).Expect(t, 400, "VALIDATION_ERROR")
+	// what only the lists service can check (a view column) is a 400 naming the place, and nothing stays
+	badView := mod("acme.badview", "1.0.0", nil, node("nodes.bv", "badview"),
+		map[string]any{"key": "lists.bv", "type": "list", "node": map[string]any{"$ref": "nodes.bv"}, "title": "BV", "slug": "bv",
+			"views": []any{map[string]any{"title": "V", "config": map[string]any{"columns": []string{"nope"}}}}})
+	r0 := installModule(t, admin, coremod(t, badView), "").Expect(t, 400, "VALIDATION_ERROR")
+	if r0.Error.Details["field"] != "resources[1].views[0].config.columns" {
+		t.Fatalf("bad view: %s", r0.Raw)
+	}
+	if _, ok := nodeSlugs(t, admin)["badview"]; ok {
+		t.Fatal("a module refused by the lists service left its node")
+	}
 	// a vendor module cannot be uploaded, even a free one
 	r := installModule(t, admin, coremod(t, mod("vendor.tasks", "9.0.0", nil, node("nodes.fake", "fake-tasks"))), "").Expect(t, 403, "FORBIDDEN")
 	if !strings.Contains(r.Error.Message, "vendor") {

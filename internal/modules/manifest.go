@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/field"
 	"coreportal/internal/nodes"
 )
 
@@ -237,8 +238,11 @@ func (r *Resource) validateListParts(path string) error {
 			return invalid(fp+".internalName", "%q is missing, not a single lower-case word or used twice", f.InternalName)
 		}
 		names[f.InternalName] = true
-		if strings.TrimSpace(f.Title) == "" || strings.TrimSpace(f.FieldType) == "" {
-			return invalid(fp, "title and fieldType are required")
+		if strings.TrimSpace(f.Title) == "" {
+			return invalid(fp+".title", "a field title is required")
+		}
+		if _, ok := field.Of(f.FieldType); !ok {
+			return invalid(fp+".fieldType", "unknown field type %q (%s)", f.FieldType, strings.Join(field.Types(), ", "))
 		}
 	}
 	keys := map[string]bool{}

@@ -54,6 +54,7 @@ func TestParseManifest(t *testing.T) {
 			{"key":"b","type":"list","title":"B","slug":"b","node":{"$ref":"n"},"fields":[{"internalName":"y","title":"Y","fieldType":"lookup","settings":{"lookupListId":{"$ref":"a"}}}]}]}`, "resources[1]"},
 		{"settings not an object", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},
 			{"key":"a","type":"list","title":"A","slug":"a","node":{"$ref":"n"},"fields":[{"internalName":"x","title":"X","fieldType":"text","settings":[1]}]}]}`, "resources[1].fields[0].settings"},
+		{"unknown field type", `{` + head + `,"resources":[{"key":"n","type":"node","title":"T","slug":"t"},{"key":"l","type":"list","title":"L","slug":"l","node":{"$ref":"n"},"fields":[{"internalName":"a","title":"A","fieldType":"money"}]}]}`, "resources[1].fields[0].fieldType"},
 		{"group without name", `{` + head + `,"resources":[{"key":"g","type":"group"}]}`, "resources[0].name"},
 	}
 	prov := builtinProvisioners()
