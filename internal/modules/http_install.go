@@ -131,5 +131,11 @@ func (h *Handler) documentInstall(api huma.API) {
 	o.Responses = map[string]*huma.Response{"201": json("installed"), "200": json("skipped (same version) or upgraded"),
 		"400": json("invalid package or module.json, older version, oversized package"), "403": json("not an administrator, or a vendor module"),
 		"409": json("unsatisfied requires: details.missing")}
+	o.Parameters = []*huma.Param{{Name: "installDependencies", In: "query", Description: "install what requires needs (default true)",
+		Schema: &huma.Schema{Type: huma.TypeBoolean, Default: true}}}
+	o.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
+		Type: huma.TypeObject, Required: []string{"package"},
+		Properties: map[string]*huma.Schema{"package": {Type: huma.TypeString, Format: "binary", Description: "the .coremod archive (at most 50 MB)"}},
+	}}}}
 	api.OpenAPI().AddOperation(&o)
 }
