@@ -320,6 +320,9 @@ func modulesRollback(t *testing.T, admin *kit.Client) {
 	admin.Do(t, "POST", "/nodes", map[string]any{"slug": "taken", "title": "Taken"}).Expect(t, 201)
 	broken := mod("acme.broken", "1.0.0", nil, node("nodes.first", "broken-first"),
 		map[string]any{"key": "lists.first", "type": "list", "node": map[string]any{"$ref": "nodes.first"}, "title": "First", "slug": "first"},
+		map[string]any{"key": "libraries.first", "type": "library", "node": map[string]any{"$ref": "nodes.first"}, "title": "Docs", "slug": "docs"},
+		map[string]any{"key": "pages.first", "type": "page", "node": map[string]any{"$ref": "nodes.first"}, "title": "Brokenpage", "slug": "p", "content": "<p>x</p>"},
+		map[string]any{"key": "menu.first", "type": "menuItem", "node": map[string]any{"$ref": "nodes.first"}, "title": "Docs", "link": "/broken-first/libraries/docs"},
 		map[string]any{"key": "groups.g", "type": "group", "name": "Broken group"},
 		node("nodes.second", "taken"))
 	installModule(t, admin, coremod(t, broken), "").Expect(t, 409, "CONFLICT")
@@ -329,6 +332,16 @@ func modulesRollback(t *testing.T, admin *kit.Client) {
 	admin.Do(t, "GET", "/modules/acme.broken/resources", nil).Expect(t, 404)
 	if strings.Contains(string(admin.Do(t, "GET", "/groups?q=Broken", nil).Expect(t, 200).Raw), "Broken group") {
 		t.Fatal("a failed installation left its group behind")
+	}
+	if hits, _ := searchHits(t, admin, "Brokenpage"); len(hits) != 0 {
+		t.Fatalf("a failed installation left its page in the search index: %v", hits)
+	}
+	// the same module without the clash installs, so the refusal was the clash alone
+	res := broken["resources"].([]map[string]any)
+	broken["resources"] = res[:len(res)-1]
+	installModule(t, admin, coremod(t, broken), "").Expect(t, 201)
+	if hits, _ := searchHits(t, admin, "Brokenpage"); len(hits) != 1 {
+		t.Fatalf("search after the real installation: %v", hits)
 	}
 }
 
