@@ -5,6 +5,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"strings"
 )
 
 // vendorFS is the vendor catalog of this release. Vendor modules (keys
@@ -20,7 +21,7 @@ const vendorPrefix = "vendor."
 
 // IsVendorKey reports whether a module key is a vendor product module.
 func IsVendorKey(key string) bool {
-	return len(key) > len(vendorPrefix) && key[:len(vendorPrefix)] == vendorPrefix
+	return strings.HasPrefix(key, vendorPrefix)
 }
 
 type vendorCatalog struct {
