@@ -63,6 +63,9 @@ func TestListsFilterSortSearch(t *testing.T) {
 			{"note", "isNotEmpty", nil, []string{"Привет Мир", "beta", "Gamma"}},
 			{"title", "contains", "МИР", []string{"Привет Мир"}},
 			{"title", "eq", "ЁЛКА", []string{"ёлка"}},
+			{"title", "eq", "елка", nil}, // ё is not е
+			{"title", "startsWith", "ПРИВЕТ м", []string{"Привет Мир"}},
+			{"memo", "eq", "LINE ONE\nLINE TWO", []string{"Привет Мир"}},
 			{"body", "contains", "жирный", []string{"Привет Мир"}},
 			{"memo", "contains", "two", []string{"Привет Мир"}},
 			{"n", "eq", 10, []string{"Привет Мир"}},
@@ -96,6 +99,9 @@ func TestListsFilterSortSearch(t *testing.T) {
 			{"tags", "contains", "re", []string{"Привет Мир", "beta"}},
 			{"tags", "startsWith", "bl", []string{"beta"}},
 			{"tags", "isEmpty", nil, []string{"Gamma", "ёлка"}},
+			{"tags", "contains", ",", nil}, // the stored JSON's punctuation is not a value
+			{"tags", "contains", "n\",\"b", nil},
+			{"tags", "eq", "green\",\"blue", nil},
 			{"who", "eq", bobID, []string{"Привет Мир", "Gamma"}},
 			{"who", "eq", "[Я]", []string{"ёлка"}},
 			{"who", "ne", "[Я]", []string{"Привет Мир", "beta", "Gamma"}},
@@ -104,6 +110,7 @@ func TestListsFilterSortSearch(t *testing.T) {
 			{"who", "isEmpty", nil, []string{"beta"}},
 			{"created_by", "eq", "[Я]", []string{"Привет Мир", "beta", "Gamma", "ёлка"}},
 			{"city", "eq", 2, []string{"beta"}},
+			{"city", "ne", 1, []string{"beta", "Gamma", "ёлка"}},
 			{"city", "in", []any{1, 2}, []string{"Привет Мир", "beta"}},
 			{"city", "contains", "MOSC", []string{"Привет Мир"}},
 			{"city", "startsWith", "ber", []string{"beta"}},
