@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -95,65 +96,47 @@ type found struct {
 }
 
 // search ranks by tier (every term in the title first), then newest first.
-// One pass reads the matches the caller can view, up to countCap+1 of them,
-// with their tier and order key: when they are all, the total is exact and
-// the page is cut from them. Beyond countCap the total is reported as at
-// least countCap and each tier is paged in the order of an index
+// One pass reads the matches the caller can view, up to the cap + 1 of
+// them, with their tier and order key: when that is all of them, the total
+// is exact and the page is cut from them. Beyond the cap the total is
+// reported as at least the cap; the title tier is read the same way (when
+// it is within the cap) and the rest is paged in the order of an index
 // (see page), so no match beyond the page is read.
 func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	t := s.tiers(q)
-	ms, err := s.matches(ctx, t)
+	ms, err := s.matches(ctx, t.whole, &t.inTitle)
 	if err != nil {
 		return found{}, err
 	}
 	if len(ms) <= s.counted() {
-		slices.SortFunc(ms, func(a, b match) int {
-			if a.title != b.title {
-				if a.title {
-					return -1
-				}
-				return 1
-			}
-			if c := cmp.Compare(b.at, a.at); c != 0 {
-				return c
-			}
-			return strings.Compare(b.id, a.id)
-		})
-		out := found{total: len(ms)}
-		ids := []string{}
-		scores := map[string]float64{}
-		for _, m := range ms[min(q.offset, len(ms)):min(q.offset+q.limit, len(ms))] {
-			ids = append(ids, m.id)
-			scores[m.id] = scoreBody
-			if m.title {
-				scores[m.id] = scoreTitle
-			}
-		}
-		out.hits, err = s.hits(ctx, ids, scores)
-		return out, err
+		ids, scores := cut(ms, q.offset, q.limit)
+		hs, err := s.hits(ctx, ids, scores)
+		return found{hits: hs, total: len(ms)}, err
 	}
 	out := found{total: s.counted(), atLeast: true}
 	if q.offset >= s.counted() {
 		return out, nil
 	}
-	nTitle, err := s.count(ctx, t.title)
+	tm, err := s.matches(ctx, t.title, nil)
 	if err != nil {
 		return found{}, err
 	}
+	nTitle := len(tm)
 	var ids []string
 	scores := map[string]float64{}
-	if q.offset < nTitle {
-		if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
-			return found{}, err
-		}
-		for _, id := range ids {
-			scores[id] = scoreTitle
-		}
+	if nTitle <= s.counted() {
+		ids, scores = cut(tm, q.offset, q.limit)
+	} else if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
+		return found{}, err
 	}
-	// beyond s.counted() title matches the boundary of the tiers is unknown:
-	// every page within s.counted() holds title matches only
+	for _, id := range ids {
+		scores[id] = scoreTitle
+	}
+	// beyond the cap of title matches the boundary of the tiers is unknown:
+	// every page within the cap holds title matches only
 	if n := q.limit - len(ids); n > 0 && nTitle <= s.counted() {
-		more, err := s.page(ctx, t.rest, s.counted()+1, max(0, q.offset-nTitle), n)
+		// more than the cap match: the rest is (nearly) all of them, walked newest first
+		more, err := s.page(ctx, t.rest, math.MaxInt32, max(0, q.offset-nTitle), n)
 		if err != nil {
 			return found{}, err
 		}
@@ -166,22 +149,54 @@ func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	return out, err
 }
 
-// match is an entry of the first pass: its tier and its order within the
-// tier (PostgreSQL: updated_at, then id; SQLite: the FTS rowid).
+// match is an entry of a pass: its tier and its order within the tier
+// (PostgreSQL: updated_at, then id; SQLite: the FTS rowid).
 type match struct {
 	id    string
 	title bool
 	at    int64
 }
 
-// matches reads up to s.counted()+1 matches the caller can view.
-func (s *indexStore) matches(ctx context.Context, t tiers) ([]match, error) {
-	q := `SELECT e.id, ` + t.inTitle.sql + `, e.updated_at FROM search_entries e WHERE ` + t.whole.sql + ` LIMIT ?`
-	args := append(append(append([]any{}, t.inTitle.args...), t.whole.args...), s.counted()+1)
+// cut sorts matches (tier, then newest first) and returns the ids and
+// scores of the page from offset.
+func cut(ms []match, offset, limit int) ([]string, map[string]float64) {
+	slices.SortFunc(ms, func(a, b match) int {
+		if a.title != b.title {
+			if a.title {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(b.at, a.at); c != 0 {
+			return c
+		}
+		return strings.Compare(b.id, a.id)
+	})
+	ids := []string{}
+	scores := map[string]float64{}
+	for _, m := range ms[min(offset, len(ms)):min(offset+limit, len(ms))] {
+		ids = append(ids, m.id)
+		scores[m.id] = scoreBody
+		if m.title {
+			scores[m.id] = scoreTitle
+		}
+	}
+	return ids, scores
+}
+
+// matches reads up to the cap + 1 entries matching c with their order key
+// and, when inTitle is given, their tier (else all are in the title tier).
+func (s *indexStore) matches(ctx context.Context, c cond, inTitle *cond) ([]match, error) {
+	flag, flagArgs := "1 = 1", []any(nil)
+	if inTitle != nil {
+		flag, flagArgs = inTitle.sql, inTitle.args
+	}
+	q := `SELECT e.id, ` + flag + `, e.updated_at FROM search_entries e WHERE ` + c.sql + ` LIMIT ?`
+	args := append(append(append([]any{}, flagArgs...), c.args...), s.counted()+1)
 	if !s.pg() {
-		q = `SELECT e.id, ` + t.inTitle.sql + `, f.rowid FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid
-			WHERE f.search_fts MATCH ?` + t.whole.sql + ` LIMIT ?`
-		args = append(append(append([]any{}, t.inTitle.args...), t.whole.fts), args[len(t.inTitle.args):]...)
+		q = `SELECT e.id, ` + flag + `, f.rowid FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid
+			WHERE f.search_fts MATCH ?` + c.sql + ` LIMIT ?`
+		args = append(append(append([]any{}, flagArgs...), c.fts), args[len(flagArgs):]...)
 	}
 	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
 	if err != nil {
@@ -309,24 +324,8 @@ func (s *indexStore) rightsFilter(r *rights) (string, []any) {
 		[]any{g, g, jsonIDs(r.scopes), g}
 }
 
-// count returns how many entries match c, counting at most the cap + 1.
-func (s *indexStore) count(ctx context.Context, c cond) (int, error) {
-	q := `SELECT count(*) FROM (SELECT 1 FROM search_entries e WHERE ` + c.sql + ` LIMIT ?) m`
-	args := append(append([]any{}, c.args...), s.counted()+1)
-	if !s.pg() {
-		q = `SELECT count(*) FROM (SELECT 1 FROM search_fts f CROSS JOIN search_entries e ON e.seq = f.rowid
-			WHERE f.search_fts MATCH ?` + c.sql + ` LIMIT ?) m`
-		args = append([]any{c.fts}, args...)
-	}
-	var n int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
-		return 0, fmt.Errorf("count search: %w", err)
-	}
-	return n, nil
-}
-
-// page returns the ids of the entries matching c (n of them, counted up to
-// countCap+1), newest first, from offset. SQLite reads them in the order of
+// page returns the ids of the entries matching c (about n of them), newest
+// first, from offset. SQLite reads them in the order of
 // the FTS5 rowid, which orders entries newest first (seq), and stops after
 // the page. PostgreSQL either walks the updated_at index newest first,
 // checking each row (about (offset+limit) * entries / n rows), or reads
