@@ -10,9 +10,10 @@ import (
 )
 
 // fold lower-cases s and folds ё to е, so that both are found by either.
-func fold(s string) string {
-	return strings.NewReplacer("ё", "е").Replace(strings.ToLower(s))
-}
+func fold(s string) string { return yo.Replace(strings.ToLower(s)) }
+
+// yo folds ё to е (built once: a Replacer per call was a tenth of a search's CPU time).
+var yo = strings.NewReplacer("ё", "е")
 
 // words splits folded text into its words (runs of letters and digits).
 func words(s string) []string {
@@ -123,13 +124,16 @@ func ftsMatch(terms []term) string {
 }
 
 // matcher tells whether a folded word of a document matches a query term.
+// It remembers its answers: a page's snippets stem the same words again and
+// again (stemming was a fifth of the CPU time of a search).
 type matcher struct {
 	stems    map[string]bool
 	prefixes []string
+	known    map[string]bool
 }
 
 func newMatcher(terms []term) matcher {
-	m := matcher{stems: map[string]bool{}}
+	m := matcher{stems: map[string]bool{}, known: map[string]bool{}}
 	for _, t := range terms {
 		for _, w := range t.words {
 			if t.prefix {
@@ -143,12 +147,15 @@ func newMatcher(terms []term) matcher {
 }
 
 func (m matcher) match(folded string) bool {
-	for _, p := range m.prefixes {
-		if strings.HasPrefix(folded, p) {
-			return true
-		}
+	if v, ok := m.known[folded]; ok {
+		return v
 	}
-	return m.stems[stem(folded)]
+	v := m.stems[stem(folded)]
+	for _, p := range m.prefixes {
+		v = v || strings.HasPrefix(folded, p)
+	}
+	m.known[folded] = v
+	return v
 }
 
 // snippetWords is the length of a snippet in words.
