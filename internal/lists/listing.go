@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
@@ -360,19 +359,11 @@ func runAll(ctx context.Context, tasks []func(context.Context) error) error {
 	return errors.Join(errs...)
 }
 
-// planned marks a listing query for planning with its actual arguments. The
-// driver caches statements, and PostgreSQL switches a cached statement to a
-// generic plan after a few runs: for listings that plan ignores how selective
-// the filter values are (a bitmap scan and sort over a million rows instead
-// of a walk of the sort index, 300-900 ms instead of 1-10 ms). DescribeExec
-// prepares an unnamed statement each time, which PostgreSQL always plans with
-// the values given (one extra round trip).
-func (s *Service) planned(args []any) []any {
-	if s.db.Dialect != store.Postgres {
-		return args
-	}
-	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
-}
+// planned marks a listing query for planning with its actual arguments
+// (store.Dialect.Planned): a generic plan ignores how selective the filter
+// values are (a bitmap scan and sort over a million rows instead of a walk
+// of the sort index, 300-900 ms instead of 1-10 ms).
+func (s *Service) planned(args []any) []any { return s.db.Dialect.Planned(args) }
 
 // pageNumbers returns the item numbers of one page in listing order and,
 // with withCount, the number of rows matching where (-1 when the page is

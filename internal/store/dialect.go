@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Dialect covers the few places where SQLite and PostgreSQL differ.
@@ -96,4 +98,18 @@ func (d Dialect) ForUpdateSkipLocked() string {
 		return " FOR UPDATE SKIP LOCKED"
 	}
 	return ""
+}
+
+// Planned marks a query for planning with its actual arguments. The driver
+// caches statements, and PostgreSQL switches a cached statement to a
+// generic plan after a few runs: that plan ignores how selective the values
+// are (a listing's filter, a search's words), so it may read a million rows
+// where the values call for a few. DescribeExec prepares an unnamed
+// statement each time, which PostgreSQL always plans with the values given
+// (one extra round trip). SQLite plans each statement with its values anyway.
+func (d Dialect) Planned(args []any) []any {
+	if d != Postgres {
+		return args
+	}
+	return append([]any{pgx.QueryExecModeDescribeExec}, args...)
 }
