@@ -234,6 +234,9 @@ func percentile(d []time.Duration, p float64) time.Duration {
 	return d[int(float64(len(d)-1)*p)]
 }
 
+// verbose lists the slowest queries of a query run.
+var verbose *bool
+
 func query(ctx context.Context, e *env, iter int, who string, limit int, seed uint64) error {
 	p := e.reader
 	if who == "admin" {
@@ -247,6 +250,12 @@ func query(ctx context.Context, e *env, iter int, who string, limit int, seed ui
 	var totals []int
 	slowest, slowQ := time.Duration(0), ""
 	capped := 0
+	type run struct {
+		q     string
+		d     time.Duration
+		total int
+	}
+	var runs []run
 	for i := 0; i < iter; i++ {
 		q := gen.queryWords()
 		t0 := time.Now()
@@ -264,12 +273,19 @@ func query(ctx context.Context, e *env, iter int, who string, limit int, seed ui
 		}
 		ds = append(ds, d)
 		totals = append(totals, total)
+		runs = append(runs, run{fmt.Sprintf("#%d %s", i, q), d, total})
 	}
 	slices.Sort(totals)
 	fmt.Printf("two-word query as %s, page 1 of %d with total: iter=%d p50=%s p95=%s p99=%s max=%s (%q); total median=%d p95=%d max=%d; %d totals capped (gte)\n",
 		who, limit, iter, percentile(ds, .5).Round(time.Microsecond*100), percentile(ds, .95).Round(time.Microsecond*100),
 		percentile(ds, .99).Round(time.Microsecond*100), slowest.Round(time.Microsecond*100), slowQ,
 		totals[len(totals)/2], totals[len(totals)*95/100], totals[len(totals)-1], capped)
+	if *verbose {
+		slices.SortFunc(runs, func(a, b run) int { return int(b.d - a.d) })
+		for _, r := range runs[:min(5, len(runs))] {
+			fmt.Printf("  slow: %q %s total %d\n", r.q, r.d.Round(time.Millisecond), r.total)
+		}
+	}
 	return nil
 }
 
@@ -328,6 +344,7 @@ func main() {
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	index := fs.Bool("index", true, "create: index items on save (false: search index not wired)")
 	versioning := fs.Bool("versioning", true, "create: versioning of the list on (a version row per item) or off")
+	verbose = fs.Bool("v", false, "query: list the five slowest queries")
 	qseed := fs.Uint64("seed", 0, "query: seed of the query words (0: a different set each run; fix it to compare builds)")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])

@@ -126,7 +126,7 @@ func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	scores := map[string]float64{}
 	if nTitle <= s.counted() {
 		ids, scores = cut(tm, q.offset, q.limit)
-	} else if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
+	} else if ids, err = s.page(ctx, t.title, math.MaxInt32, q.offset, q.limit); err != nil { // more than the cap: walked
 		return found{}, err
 	}
 	for _, id := range ids {
@@ -198,7 +198,8 @@ func (s *indexStore) matches(ctx context.Context, c cond, inTitle *cond) ([]matc
 			WHERE f.search_fts MATCH ?` + c.sql + ` LIMIT ?`
 		args = append(append(append([]any{}, flagArgs...), c.fts), args[len(flagArgs):]...)
 	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
+	// planned: how common the words are decides between a bitmap and a sequential scan
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q, s.db.Dialect.Planned(args)...)
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)
 	}
@@ -347,7 +348,7 @@ func (s *indexStore) page(ctx context.Context, c cond, n, offset, limit int) ([]
 		q = `SELECT id FROM (SELECT e.id, e.updated_at FROM search_entries e WHERE ` + c.sql + ` OFFSET 0) m
 			ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?`
 	}
-	ids, err := s.ids(ctx, "search", q, args...)
+	ids, err := s.ids(ctx, "search", q, s.db.Dialect.Planned(args)...)
 	if err != nil {
 		return nil, err
 	}
