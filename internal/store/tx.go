@@ -13,6 +13,11 @@ type Tx struct {
 	o  *outage
 	// afterCommit runs once the outermost transaction has committed.
 	afterCommit []func()
+	// conn is the connection of a PostgreSQL write transaction, on which
+	// queued writes (Queue) are sent together; nil elsewhere.
+	conn   *sql.Conn
+	queue  []queuedWrite
+	failed error // a queued write failed: the transaction is void
 }
 
 type txKey struct{}
@@ -22,19 +27,31 @@ func txFrom(ctx context.Context) *Tx {
 	return tx
 }
 
+// Every statement first sends the writes queued before it, so it sees them
+// as if they had run at once.
+
 func (t *Tx) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	res, err := t.tx.ExecContext(ctx, t.d.Rebind(q), args...)
 	t.o.observe(ctx, err)
 	return res, err
 }
 
 func (t *Tx) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	if err := t.flush(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.QueryContext(ctx, t.d.Rebind(q), args...)
 	t.o.observe(ctx, err)
 	return rows, err
 }
 
+// QueryRowContext after a failed queued write runs in the aborted transaction
+// and fails; InTx then returns the queued write's error.
 func (t *Tx) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	_ = t.flush(ctx)
 	row := t.tx.QueryRowContext(ctx, t.d.Rebind(q), args...)
 	t.o.observe(ctx, row.Err())
 	return row
@@ -61,18 +78,27 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 	if tx := txFrom(ctx); tx != nil {
 		return fn(ctx, tx)
 	}
-	sqlTx, err := db.write.BeginTx(ctx, nil)
+	tx, err := db.begin(ctx)
 	db.outage.observe(ctx, err)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)
 	}
-	tx := &Tx{tx: sqlTx, d: db.Dialect, o: db.outage}
+	defer tx.release()
 	txCtx := context.WithValue(ctx, txKey{}, tx)
-	if err := runGuarded(txCtx, tx, fn); err != nil {
-		_ = sqlTx.Rollback()
+	err = runGuarded(txCtx, tx, fn)
+	if err == nil {
+		err = tx.flush(txCtx)
+	}
+	if err != nil {
+		_ = tx.tx.Rollback()
+		if tx.failed != nil {
+			return tx.failed // what fn saw after it is a consequence
+		}
 		return err
 	}
-	if err := sqlTx.Commit(); err != nil {
+	err = tx.tx.Commit()
+	tx.release() // before afterCommit, which may need a connection of the pool
+	if err != nil {
 		db.outage.observe(ctx, err)
 		return fmt.Errorf("commit: %w", translate(db.Dialect, err))
 	}
