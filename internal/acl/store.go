@@ -83,11 +83,9 @@ func (s *aclStore) register(ctx context.Context, ref Ref, parent string) error {
 	if parent != "" {
 		p = parent
 	}
-	_, err := s.db.W(ctx).ExecContext(ctx, "INSERT INTO acl_objects (id, type, parent_id, inherits) VALUES (?, ?, ?, ?)", ref.ID, string(ref.Type), p, true)
-	if err != nil {
-		return fmt.Errorf("register %s %s: %w", ref.Type, ref.ID, s.db.Translate(err))
-	}
-	return nil
+	// queued: sent with the transaction's next statement (store.Queue)
+	return s.db.Queue(ctx, "register "+string(ref.Type)+" "+ref.ID,
+		"INSERT INTO acl_objects (id, type, parent_id, inherits) VALUES (?, ?, ?, ?)", ref.ID, string(ref.Type), p, true)
 }
 
 func (s *aclStore) move(ctx context.Context, id, parent string) (bool, error) {

@@ -69,14 +69,15 @@ func (s *Service) addVersion(ctx context.Context, sc *schema, it *Item, prev map
 		j, _ := json.Marshal(changes)
 		ch = string(j)
 	}
-	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO list_item_versions (id, list_id, item_guid, version_number, change_type,
-		field_values, changes, changed_by, created_at)
-		VALUES (?, ?, ?, (SELECT COALESCE(max(version_number), 0) + 1 FROM list_item_versions WHERE item_guid = ?), ?, ?, ?, ?, ?)`,
-		newKey(), sc.list.ID, it.GUID, it.GUID, change, string(vals), ch, p.UserID, it.UpdatedAt)
-	if err != nil {
-		return fmt.Errorf("insert version: %w", err)
+	// queued: sent with the transaction's next statement (store.Queue); a
+	// new item's first version is number 1 without looking
+	number, numArgs := "(SELECT COALESCE(max(version_number), 0) + 1 FROM list_item_versions WHERE item_guid = ?)", []any{it.GUID}
+	if prev == nil {
+		number, numArgs = "1", nil
 	}
-	return nil
+	args := append(append([]any{newKey(), sc.list.ID, it.GUID}, numArgs...), change, string(vals), ch, p.UserID, it.UpdatedAt)
+	return s.db.Queue(ctx, "insert version of "+it.GUID, `INSERT INTO list_item_versions (id, list_id, item_guid, version_number, change_type,
+		field_values, changes, changed_by, created_at) VALUES (?, ?, ?, `+number+`, ?, ?, ?, ?, ?)`, args...)
 }
 
 // ItemVersions returns the version history of an item (view on the item), newest first.

@@ -35,10 +35,7 @@ func Write(ctx context.Context, db *store.DB, e Event) error {
 	if e.ScopeID != "" {
 		scope = e.ScopeID
 	}
-	_, err = db.W(ctx).ExecContext(ctx, `INSERT INTO outbox (event_name, resource_type, resource_id, scope_id, actor_id, payload, created_at)
+	// queued: sent with the transaction's next statement (store.Queue)
+	return db.Queue(ctx, "write event "+e.Name, `INSERT INTO outbox (event_name, resource_type, resource_id, scope_id, actor_id, payload, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, e.Name, e.ResourceType, e.ResourceID, scope, actor, string(payload), time.Now().UTC())
-	if err != nil {
-		return fmt.Errorf("write event %s: %w", e.Name, err)
-	}
-	return nil
 }

@@ -180,10 +180,8 @@ func (s *indexStore) putPG(ctx context.Context, es []*entry, upsert bool) error 
 		number = EXCLUDED.number, boundary = EXCLUDED.boundary, slug = EXCLUDED.slug, title = EXCLUDED.title, body = EXCLUDED.body,
 		updated_at = EXCLUDED.updated_at, tsv = EXCLUDED.tsv`)
 	}
-	if _, err := s.db.W(ctx).ExecContext(ctx, b.String(), args...); err != nil {
-		return fmt.Errorf("index %d entries (first %s %s): %w", len(es), es[0].Type, es[0].ID, err)
-	}
-	return nil
+	// queued: sent with the transaction's next statement (store.Queue)
+	return s.db.Queue(ctx, fmt.Sprintf("index %d entries (first %s %s)", len(es), es[0].Type, es[0].ID), b.String(), args...)
 }
 
 // putSQLite replaces the entries old (ids) and inserts es.
