@@ -53,6 +53,9 @@ func readPackage(r io.ReaderAt, size int64, lim Limits, provisioners map[string]
 	if err := checkEntries(zr, lim); err != nil {
 		return nil, err
 	}
+	if err := inflateAll(zr, lim); err != nil {
+		return nil, err
+	}
 	var manifest *zip.File
 	var deps []*zip.File
 	for _, f := range zr.File {
@@ -118,6 +121,32 @@ func checkEntries(zr *zip.Reader, lim Limits) error {
 		total += f.UncompressedSize64
 		if total > uint64(lim.MaxUncompressed) {
 			return fault.Validation("package", "the archive unpacks to more than %d bytes", lim.MaxUncompressed)
+		}
+	}
+	return nil
+}
+
+// inflateAll reads every entry once, through what is left of the
+// MaxUncompressed budget: declared sizes can lie (checkEntries only catches
+// honest ones), and an entry whose size or checksum does not match its
+// header is corrupt, though nothing but module.json and deps/ is used.
+func inflateAll(zr *zip.Reader, lim Limits) error {
+	left := lim.MaxUncompressed
+	for _, f := range zr.File {
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			return fault.Validation("package", "%s cannot be read: %s", f.Name, err.Error())
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(rc, left+1))
+		rc.Close()
+		if left -= n; left < 0 {
+			return fault.Validation("package", "the archive unpacks to more than %d bytes", lim.MaxUncompressed)
+		}
+		if err != nil {
+			return fault.Validation("package", "%s is corrupt: %s", f.Name, err.Error())
 		}
 	}
 	return nil

@@ -3,6 +3,8 @@ package modules
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
+	"hash/crc32"
 	"strings"
 	"testing"
 
@@ -30,6 +32,50 @@ func zipOf(t testing.TB, entries ...entry) []byte {
 	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
+	return buf.Bytes()
+}
+
+// rawZip holds one deflated entry whose header declares size and crc as
+// given, whatever body inflates to (a lying or corrupt archive).
+func rawZip(t testing.TB, name string, body []byte, size uint64, crc uint32) []byte {
+	t.Helper()
+	var comp bytes.Buffer
+	fw, _ := flate.NewWriter(&comp, flate.BestCompression)
+	fw.Write(body)
+	fw.Close()
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.CreateRaw(&zip.FileHeader{Name: name, Method: zip.Deflate, CRC32: crc,
+		CompressedSize64: uint64(comp.Len()), UncompressedSize64: size})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(comp.Bytes())
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// withEntries appends the entries of more to the archive a (both small).
+func withEntries(t testing.TB, a []byte, more ...entry) []byte {
+	t.Helper()
+	zr, err := zip.NewReader(bytes.NewReader(a), int64(len(a)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range zr.File {
+		if err := zw.Copy(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range more {
+		w, _ := zw.Create(e.name)
+		w.Write(e.body)
+	}
+	zw.Close()
 	return buf.Bytes()
 }
 
@@ -68,6 +114,9 @@ func TestReadPackage(t *testing.T) {
 		{"oversize", append(zipOf(t, entry{"module.json", good}), make([]byte, 1<<20)...), "larger than"},
 		{"bad module.json", zipOf(t, entry{"module.json", []byte(`{"id":"x"}`)}), "version"},
 		{"deps with deps", zipOf(t, entry{"module.json", good}, entry{"deps/n.coremod", nested}), "may not carry deps/"},
+		{"lying size", withEntries(t, rawZip(t, "big.bin", bomb, 10, crc32.ChecksumIEEE(bomb)), entry{"module.json", good}), "big.bin is corrupt"},
+		{"wrong checksum", withEntries(t, rawZip(t, "a.txt", []byte("hello"), 5, 1), entry{"module.json", good}), "corrupt"},
+		{"NUL in module.json", zipOf(t, entry{"module.json", []byte(`{"id":"acme.tasks","version":"1.0.0","title":"T\u0000"}`)}), "NUL"},
 		{"broken dependency", zipOf(t, entry{"module.json", good}, entry{"deps/n.coremod", []byte("junk")}), "not a valid ZIP"},
 	}
 	for _, c := range cases {

@@ -7,8 +7,9 @@ at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDA
 
 Refused with 400 VALIDATION_ERROR and nothing changed: a body that is not multipart or lacks the part (or has two), a file that is
 not a ZIP, no module.json in the root, entry names with .., a leading / or drive letter, a backslash, control characters or an
-empty element, a name given twice (case-insensitive), more than 2000 entries or more than 200 MB once unpacked (entries are read
-through a size limit, the declared sizes are not trusted), an invalid module.json (details.field names the place, e.g.
+empty element, a name given twice (case-insensitive), more than 2000 entries or more than 200 MB once unpacked (every entry is
+inflated once through a size limit, so declared sizes are not trusted; an entry whose size or checksum does not match its header
+is a corrupt archive), text with NUL or invalid UTF-8 in module.json (the rule of every JSON body), an invalid module.json (details.field names the place, e.g.
 resources[2].node.$ref), an older version than the installed one (rollback is not supported). A vendor module (key vendor.*)
 answers 403 FORBIDDEN: vendor product modules are installed only from the vendor catalog of the release with
 POST /modules/install-template and a licence entitlement.

@@ -10,6 +10,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/nodes"
+	"coreportal/internal/web"
 )
 
 // Manifest is module.json, the description of a module package (see the
@@ -93,10 +94,21 @@ const (
 
 var resKeyRE = regexp.MustCompile(`^[a-z][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*){0,5}$`)
 
-// invalid is a 400 naming the offending place of module.json.
+// invalid is a 400 naming the offending place of module.json. Values it
+// quotes are cut to maxEcho characters: an error need not repeat 100 KB.
 func invalid(path, format string, args ...any) error {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			if r := []rune(s); len(r) > maxEcho {
+				args[i] = string(r[:maxEcho]) + "…"
+			}
+		}
+	}
 	return fault.Validation(path, "module.json: "+path+": "+format, args...)
 }
+
+// maxEcho is the most characters of a value an error message repeats.
+const maxEcho = 80
 
 // ParseManifest decodes module.json strictly (unknown attributes are
 // refused, so a typo is not silently ignored) and validates it completely,
@@ -104,6 +116,11 @@ func invalid(path, format string, args ...any) error {
 func ParseManifest(raw []byte, provisioners map[string]Provisioner) (*Manifest, error) {
 	if len(raw) > maxManifestBytes {
 		return nil, fault.Validation("module.json", "module.json is larger than %d bytes", maxManifestBytes)
+	}
+	// the same text rule as every JSON request body (NUL, invalid UTF-8,
+	// lone surrogates): PostgreSQL would refuse such text, SQLite keep it
+	if err := web.CheckJSONText("module.json", raw); err != nil {
+		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()

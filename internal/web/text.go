@@ -70,6 +70,16 @@ func checkRequestText(r *http.Request) error {
 	return nil
 }
 
+// CheckJSONText refuses a JSON document whose strings would decode to text
+// that is not valid (see badJSONText) with 400 VALIDATION_ERROR, for JSON
+// that arrives other than as a request body (files inside uploads).
+func CheckJSONText(field string, b []byte) error {
+	if msg := badJSONText(b); msg != "" {
+		return fault.Validation(field, "%s", textMessage(field, msg))
+	}
+	return nil
+}
+
 // badJSONText finds text a JSON decoder would accept but that is not valid
 // text: invalid UTF-8 bytes, a raw NUL, a \u0000 escape, or a \u escape of a
 // lone UTF-16 surrogate (decoded as U+FFFD by encoding/json).
