@@ -320,9 +320,10 @@ func sqliteTiers(terms []term) tiers {
 func (s *indexStore) rightsFilter(r *rights) (string, []any) {
 	ids := s.idList()
 	g := jsonIDs(r.granted)
-	return ` AND (e.id IN ` + ids + ` OR e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN ` + ids + `)
-		OR (e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + ids + `)))`,
-		[]any{g, g, jsonIDs(r.scopes), g}
+	// the common case first: OR stops at the first true branch
+	return ` AND ((e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + ids + `))
+		OR e.id IN ` + ids + ` OR e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN ` + ids + `))`,
+		[]any{jsonIDs(r.scopes), g, g, g}
 }
 
 // page returns the ids of the entries matching c (about n of them), newest
