@@ -87,7 +87,7 @@ func testLibraryFiles(t *testing.T, s *kit.Server) {
 	b := f.folder(t, a, nil, "beta")
 	f.folder(t, a, nil, "Alpha")
 	a.Do(t, "POST", f.path("/folders"), map[string]any{"name": "ALPHA"}).Expect(t, 409, "CONFLICT")
-	for _, bad := range []string{"", "a/b", "..", "x\ny"} {
+	for _, bad := range []string{"", "a/b", "..", "x\ny", "a\u0085b", "rtl\u202egnp.exe", "x\u2066y"} {
 		a.Do(t, "POST", f.path("/folders"), map[string]any{"name": bad}).Expect(t, 400, "VALIDATION_ERROR")
 	}
 	f.put(t, a, "", "b.txt", bytes.Repeat([]byte("b"), 30), 201)
@@ -146,6 +146,10 @@ func testLibraryFiles(t *testing.T, s *kit.Server) {
 		t.Fatalf("after refused upload: %v, blobs %d -> %d", got, before, blobCount(t, s))
 	}
 	f.upload(t, a, "", "exact.bin", "", bytes.Repeat([]byte("z"), 1<<20)).Expect(t, 201)
+	// an upload name loses the same marks (C1 controls, bidi overrides) instead of being refused
+	if got := f.upload(t, a, "", "inv\u202eFDP\u0085.exe", "text/plain", []byte("x")).Expect(t, 201).Map(t)["name"]; got != "invFDP.exe" {
+		t.Fatalf("upload name with bidi and C1 marks stored as %q", got)
+	}
 }
 
 // blobCounters counts the library blobs of servers whose blobs are not in

@@ -168,6 +168,11 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			}
 			stranger.Do(t, "GET", "/attachments/"+id+"/download", nil).Expect(t, 403, "FORBIDDEN")
 			stranger.Do(t, "GET", "/attachments/"+uuid.NewString()+"/download", nil).Expect(t, 404, "NOT_FOUND")
+			// malformed ids are 400 (CONTRACT), unknown ones 404
+			stranger.Do(t, "GET", "/attachments/abc/download", nil).Expect(t, 400, "VALIDATION_ERROR")
+			stranger.Do(t, "GET", "/lists/abc/items", nil).Expect(t, 400, "VALIDATION_ERROR")
+			stranger.Do(t, "GET", "/lists/abc/items/1/attachments", nil).Expect(t, 400, "VALIDATION_ERROR")
+			stranger.Do(t, "GET", "/lists/"+uuid.NewString()+"/items", nil).Expect(t, 404, "NOT_FOUND")
 			viewer.Upload(t, "POST", f.path("/items/1/attachments"), "file", "x.txt", content, nil).Expect(t, 403)
 			viewer.Do(t, "DELETE", f.path("/items/1/attachments/"+id), nil).Expect(t, 403)
 			a.Upload(t, "POST", f.path("/items/1/attachments"), "other", "x.txt", content, nil).Expect(t, 400)

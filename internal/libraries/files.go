@@ -102,10 +102,8 @@ func checkName(name string) (string, error) {
 	case strings.ContainsAny(name, `/\`):
 		return "", fault.Validation("name", "name cannot contain / or \\")
 	}
-	for _, r := range name {
-		if r < 0x20 || r == 0x7f {
-			return "", fault.Validation("name", "name cannot contain control characters")
-		}
+	if strings.ContainsFunc(name, web.NameControl) {
+		return "", fault.Validation("name", "name cannot contain control characters or bidirectional override marks")
 	}
 	return name, nil
 }

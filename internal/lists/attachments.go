@@ -102,7 +102,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fi
 // Download opens an attachment (view on the attachment).
 func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (ItemAttachment, io.ReadCloser, error) {
 	if _, err := uuid.Parse(id); err != nil {
-		return ItemAttachment{}, nil, fault.NotFound("attachment")
+		return ItemAttachment{}, nil, fault.Validation("id", "the attachment id must be a UUID")
 	}
 	as, err := s.st.attachments(ctx, "id = ?", id)
 	if err != nil {

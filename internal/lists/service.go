@@ -111,7 +111,7 @@ func newSchema(l *List, fields []*field.Def) *schema {
 // load reads a list and its fields (fault.NotFound when absent or in the bin).
 func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	if _, err := uuid.Parse(listID); err != nil {
-		return nil, fault.NotFound("list")
+		return nil, fault.Validation("listId", "the list id must be a UUID") // CONTRACT: bad UUIDs are 400
 	}
 	inTx := store.InTransaction(ctx)
 	if !inTx {

@@ -4,6 +4,7 @@ package menu
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 
@@ -268,7 +269,14 @@ func (s *Service) normalizeLink(ctx context.Context, p *auth.Principal, link str
 	case len(link) > 2000:
 		return "", "", "", fault.Validation("link", "link must have at most 2000 characters")
 	case strings.HasPrefix(low, "http://"), strings.HasPrefix(low, "https://"), strings.HasPrefix(low, "mailto:"):
+		u, err := url.Parse(link)
+		if err != nil || (u.Scheme != "mailto" && u.Host == "") || strings.ContainsAny(link, " \t\\") {
+			return "", "", "", fault.Validation("link", "link %q is not a valid URL", link)
+		}
 		return link, "", "", nil
+	case strings.HasPrefix(link, "//"), strings.Contains(link, "\\"):
+		// a browser reads //host and /\host as another site: not a portal path
+		return "", "", "", fault.Validation("link", "link must be a slug path starting with /, a hash-style link or an http(s) or mailto URL")
 	}
 	var res *routes.RouteResult
 	var err error

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode"
 )
 
 // MaxFileName is the most characters a stored file name keeps (library
@@ -11,13 +12,21 @@ import (
 // so the extension survives.
 const MaxFileName = 255
 
+// NameControl reports the characters a file or folder name may not hold:
+// control characters (C0, DEL and C1, e.g. CR, LF, NEL, CSI) and the
+// bidirectional embedding, override and isolate marks, which make
+// "invoice\u202Efdp.exe" display as "invoiceexe.pdf".
+func NameControl(r rune) bool {
+	return unicode.Is(unicode.Cc, r) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+}
+
 // UploadName turns the file name of a multipart part into a stored name: the
-// last path element (a client path or "../" never reaches the name), control
-// characters (CR, LF, …) removed, "file" when nothing is left.
+// last path element (a client path or "../" never reaches the name), the
+// characters NameControl reports removed, "file" when nothing is left.
 func UploadName(raw string) string {
 	n := path.Base(strings.ReplaceAll(raw, `\`, "/"))
 	n = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
+		if NameControl(r) {
 			return -1
 		}
 		return r

@@ -18,7 +18,7 @@ func TestFileNames(t *testing.T) {
 		}
 	}
 	for raw, want := range map[string]string{"../../etc/passwd": "passwd", `C:\dir\f.txt`: "f.txt", "..": "file", "a\r\nb": "ab", "": "file",
-		"   ": "file", `a"b.txt`: `a"b.txt`, strings.Repeat("я", 300) + ".pdf": strings.Repeat("я", MaxFileName-4) + ".pdf"} {
+		"   ": "file", "c1\u009b31m.txt": "c131m.txt", "a\u0085b.txt": "ab.txt", "rtl\u202egnp.exe": "rtlgnp.exe", "x\u2066y\u2069": "xy", "\u200fok": "\u200fok", `a"b.txt`: `a"b.txt`, strings.Repeat("я", 300) + ".pdf": strings.Repeat("я", MaxFileName-4) + ".pdf"} {
 		if got := UploadName(raw); got != want {
 			t.Errorf("UploadName(%q) = %q, want %q", raw, got, want)
 		}
