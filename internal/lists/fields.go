@@ -2,7 +2,6 @@ package lists
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -33,16 +32,10 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 	if err != nil {
 		return FieldOut{}, err
 	}
-	if len(sc.fields) >= maxFields {
-		return FieldOut{}, fault.Validation("fieldType", "a list can have at most %d fields", maxFields)
-	}
 	l := sc.list
-	f, err := field.New(l.ID, in, len(sc.fields)*10, func(st field.FieldSettings) error { return s.checkLookupTarget(ctx, p, st) })
+	f, err := s.newField(ctx, p, l.ID, sc.byName, len(sc.fields), in)
 	if err != nil {
 		return FieldOut{}, err
-	}
-	if f.InternalName != "" && sc.field(f.InternalName) != nil {
-		return FieldOut{}, fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")
 	}
 	l.UpdatedAt = s.now().UTC()
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -57,13 +50,7 @@ func (s *Service) CreateField(ctx context.Context, p *auth.Principal, listID str
 			return err
 		}
 		l.NextCol, f.Col = next, next-1
-		if f.InternalName == "" {
-			// a field named field_<n> before such names were reserved may hold it
-			f.InternalName = fmt.Sprintf("field_%d", f.Col)
-			for i := 2; sc.field(f.InternalName) != nil; i++ {
-				f.InternalName = fmt.Sprintf("field_%d_%d", f.Col, i)
-			}
-		}
+		defaultName(f, sc.byName)
 		if err := s.st.insertField(ctx, f, l.UpdatedAt); err != nil {
 			if store.IsUnique(err) {
 				return fault.Conflict("the list already has a field %q", f.InternalName).With("field", "internalName")

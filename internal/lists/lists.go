@@ -23,6 +23,9 @@ type NewList struct {
 	Title       string
 	Slug        string
 	Description string
+	// Fields are custom fields the list is created with (module installs):
+	// validated like POST /lists/{id}/fields, created in the same transaction.
+	Fields []FieldInput
 }
 
 func checkTitle(name, title string, maxLen int) (string, error) {
@@ -92,6 +95,11 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewList) (Li
 		f(sysCreatedBy, "Created by", field.Person, 2, false, 1000, field.FieldSettings{AllowUsers: &yes, AllowGroups: &no, AllowMultiple: &no}),
 		f(sysItemNumber, "Item number", field.Number, 0, false, 1001, field.FieldSettings{}),
 	}
+	custom, err := s.initialFields(ctx, p, l, fields, in.Fields)
+	if err != nil {
+		return ListOut{}, err
+	}
+	fields = append(fields, custom...)
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if _, err := s.st.listBySlug(ctx, l.NodeID, l.Slug); err == nil {
 			return fault.Conflict("the node already has a list with slug %q", l.Slug).With("field", "slug")

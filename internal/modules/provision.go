@@ -55,7 +55,9 @@ func (c *creation) createAll(ctx context.Context) error {
 				return fmt.Errorf("module %s: create %s: %w", c.m.ID, r.Key, err)
 			}
 			c.rmap[r.Key] = id
-			c.log("created %s %s (%s)", r.Type, r.Key, id)
+			if r.Type != TypeList { // createList logs the list before its fields
+				c.log("created %s %s (%s)", r.Type, r.Key, id)
+			}
 		}
 		if r.Type == TypeList {
 			if err := c.listParts(ctx, r, path, fresh); err != nil {
@@ -103,8 +105,7 @@ func (c *creation) create(ctx context.Context, r *Resource, path string) (string
 		}
 		return n.ID, nil
 	case TypeList:
-		l, err := c.svc.Lists.Create(ctx, c.p, lists.NewList{NodeID: target, Title: r.Title, Slug: r.Slug, Description: r.Description})
-		return l.ID, err
+		return c.createList(ctx, r, target, path)
 	case TypeLibrary:
 		l, err := c.svc.Libraries.Create(ctx, c.p, libraries.NewLibrary{NodeID: target, Title: r.Title, Slug: r.Slug, Description: r.Description})
 		return l.ID, err
@@ -140,12 +141,11 @@ func (c *creation) listParts(ctx context.Context, r *Resource, path string, fres
 		if _, ok := c.rmap[key]; ok {
 			continue
 		}
-		settings, err := c.withLookups(r, j)
+		in, err := c.fieldInput(r, j)
 		if err != nil {
 			return err
 		}
-		name, title, typ, req := f.InternalName, f.Title, f.FieldType, f.IsRequired
-		out, err := c.svc.Lists.CreateField(ctx, c.p, listID, lists.FieldInput{InternalName: &name, Title: &title, FieldType: &typ, IsRequired: &req, Settings: settings})
+		out, err := c.svc.Lists.CreateField(ctx, c.p, listID, in)
 		if err != nil {
 			return prefixed(err, fmt.Sprintf("%s.fields[%d]", path, j))
 		}
