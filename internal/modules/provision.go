@@ -42,6 +42,9 @@ type creation struct {
 // resource map does not hold yet (an upgrade keeps what exists and adds
 // what the new version declares), and the missing fields and views of lists.
 func (c *creation) createAll(ctx context.Context) error {
+	if err := c.checkAdded(); err != nil {
+		return err
+	}
 	for _, i := range c.m.order {
 		r := &c.m.Resources[i]
 		path := fmt.Sprintf("resources[%d]", i)

@@ -60,3 +60,30 @@ func (c *creation) fieldInput(r *Resource, j int) (lists.FieldInput, error) {
 	name, title, typ, req := f.InternalName, f.Title, f.FieldType, f.IsRequired
 	return lists.FieldInput{InternalName: &name, Title: &title, FieldType: &typ, IsRequired: &req, Settings: settings}, nil
 }
+
+// checkAdded refuses an installation that would add more than
+// maxAddedFields fields one by one: to lists the resource map holds already
+// (an upgrade) or after a self-lookup of a new list. Nothing of the module
+// is written yet.
+func (c *creation) checkAdded() error {
+	n := 0
+	for i := range c.m.Resources {
+		r := &c.m.Resources[i]
+		if r.Type != TypeList {
+			continue
+		}
+		first := 0
+		if _, ok := c.rmap[r.Key]; !ok {
+			first = r.leadingFields()
+		}
+		for _, f := range r.Fields[first:] {
+			if _, ok := c.rmap[r.Key+".fields."+f.InternalName]; !ok {
+				n++
+			}
+		}
+	}
+	if n > maxAddedFields {
+		return invalid("resources", "this installation would add %d fields to existing lists (or after a field that looks up its own list); at most %d: add them over several versions", n, maxAddedFields)
+	}
+	return nil
+}
