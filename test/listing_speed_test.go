@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -55,6 +56,15 @@ func TestListingSpeed(t *testing.T) {
 			a.Do(t, "GET", f.path(`/items?filter={"conditions":[{"column":"id","operator":"contains","value":"1"}]}`), nil).Expect(t, 400, "VALIDATION_ERROR")
 			a.Do(t, "GET", f.path(`/items?filter={"conditions":[{"column":"id","operator":"eq","value":"abc"}]}`), nil).Expect(t, 400, "VALIDATION_ERROR")
 			a.Do(t, "GET", f.path("/items?sort=idx:desc"), nil).Expect(t, 400, "VALIDATION_ERROR")
+			// the item number is a 64-bit integer: fractions and values beyond it are 400, never a 500 or a rounded match
+			for _, c := range []string{`{"column":"id","operator":"eq","value":1e30}`, `{"column":"id","operator":"gt","value":9223372036854775807}`,
+				`{"column":"id","operator":"eq","value":1.5}`, `{"column":"id","operator":"in","value":[1.5,2.5]}`,
+				`{"column":"id","operator":"lt","value":"99999999999999999999"}`, `{"column":"id","operator":"in","value":"1,99999999999999999999"}`,
+				`{"column":"item_number","operator":"eq","value":1e19}`} {
+				a.Do(t, "GET", f.path("/items?filter="+url.QueryEscape(`{"conditions":[`+c+`]}`)), nil).Expect(t, 400, "VALIDATION_ERROR")
+			}
+			a.Do(t, "POST", f.path("/views"), map[string]any{"title": "Broken", "config": map[string]any{
+				"filter": map[string]any{"conditions": []any{map[string]any{"column": "id", "operator": "lt", "value": 1e19}}}}}).Expect(t, 400, "VALIDATION_ERROR")
 		})
 
 		t.Run("gzip and zstd decode to the same JSON", func(t *testing.T) {

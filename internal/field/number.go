@@ -76,16 +76,24 @@ func (numberKind) Search(*Def, any) string { return "" }
 
 func toNumber(f *Def) func(v any) (any, error) {
 	return func(v any) (any, error) {
+		n, ok := math.NaN(), false
 		switch x := v.(type) {
 		case float64:
-			return x, nil
+			n, ok = x, true
 		case string:
-			n, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
-			if err == nil && !math.IsInf(n, 0) && !math.IsNaN(n) {
-				return n, nil
-			}
+			p, err := strconv.ParseFloat(strings.TrimSpace(x), 64)
+			n, ok = p, err == nil && !math.IsInf(p, 0) && !math.IsNaN(p)
 		}
-		return nil, opErr("value of %q must be a number", f.Title)
+		if !ok {
+			return nil, opErr("value of %q must be a number", f.Title)
+		}
+		if f.Column() == "id" { // the item number: a 64-bit integer column
+			if n != math.Trunc(n) || n < math.MinInt64 || n >= math.MaxInt64 {
+				return nil, opErr("value of %q must be a whole number of at most 19 digits", f.Title)
+			}
+			return int64(n), nil
+		}
+		return n, nil
 	}
 }
 
