@@ -374,6 +374,13 @@ func modulesAudit(t *testing.T, admin *kit.Client) {
 	seen := map[string]bool{}
 	for _, r := range rows {
 		seen[fmt.Sprint(r["action"], " ", r["resourceId"], " ", r["outcome"])] = true
+		// uploads refused before they are read as a module (a zip slip) are recorded too
+		if d, _ := r["details"].(map[string]any); r["action"] == "module.install" && r["outcome"] == "failure" && strings.Contains(fmt.Sprint(d["reason"]), "escapes") {
+			seen["refused upload"] = true
+		}
+	}
+	if !seen["refused upload"] {
+		t.Errorf("no audit row for the refused zip-slip upload")
 	}
 	for _, want := range []string{
 		"module.install acme.base success", "module.skip acme.base success", "module.upgrade acme.base success",

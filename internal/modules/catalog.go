@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -172,7 +173,7 @@ type remoteCatalog struct {
 func newRemoteCatalog(raw string, timeout time.Duration, o *opener) (*remoteCatalog, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("MODULE_CATALOG_URL %q is not an http(s) URL", raw)
+		return nil, fmt.Errorf("MODULE_CATALOG_URL is not an absolute http(s) URL")
 	}
 	if !strings.HasSuffix(u.Path, ".json") {
 		u.Path = strings.TrimSuffix(u.Path, "/") + "/catalog.json"
@@ -183,26 +184,39 @@ func newRemoteCatalog(raw string, timeout time.Duration, o *opener) (*remoteCata
 func (c *remoteCatalog) name() string { return "remote" }
 
 func (c *remoteCatalog) get(ctx context.Context, u *url.URL, max int64) ([]byte, error) {
+	shown := shownURL(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("remote catalog: %w", err)
+		return nil, fmt.Errorf("remote catalog: request for %s is invalid", shown)
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("remote catalog: GET %s: %w", u.Redacted(), err)
+		var ue *url.Error
+		if errors.As(err, &ue) { // its text repeats the whole URL, query and all
+			err = ue.Err
+		}
+		return nil, fmt.Errorf("remote catalog: GET %s: %w", shown, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("remote catalog: GET %s: status %d", u.Redacted(), resp.StatusCode)
+		return nil, fmt.Errorf("remote catalog: GET %s: status %d", shown, resp.StatusCode)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, max+1))
 	if err != nil {
-		return nil, fmt.Errorf("remote catalog: read %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("remote catalog: read %s: %w", shown, err)
 	}
 	if int64(len(b)) > max {
-		return nil, fmt.Errorf("remote catalog: %s is larger than %d bytes", u.Redacted(), max)
+		return nil, fmt.Errorf("remote catalog: %s is larger than %d bytes", shown, max)
 	}
 	return b, nil
+}
+
+// shownURL is u as errors and the status page show it: without user
+// information, query and fragment, where catalog tokens travel.
+func shownURL(u *url.URL) string {
+	v := *u
+	v.User, v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = nil, "", false, "", ""
+	return v.String()
 }
 
 func (c *remoteCatalog) entries(ctx context.Context) ([]CatalogEntry, error) {

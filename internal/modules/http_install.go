@@ -1,6 +1,7 @@
 package modules
 
 import (
+	"context"
 	"errors"
 	"io"
 	"mime/multipart"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/web"
@@ -21,9 +23,16 @@ func (h *Handler) Mount(mux *http.ServeMux) {
 }
 
 func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
+	// a package refused before it is read as a module (not an
+	// administrator, not a ZIP, a bad entry or module.json) is audited here;
+	// Service.Install audits the refusals that come later
+	fail := func(err error) {
+		refused(r.Context(), err)
+		web.WriteError(w, r, err)
+	}
 	p, err := auth.RequireAdmin(r.Context())
 	if err != nil {
-		web.WriteError(w, r, err)
+		fail(err)
 		return
 	}
 	withDeps := true
@@ -32,29 +41,29 @@ func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
 	case "false", "0":
 		withDeps = false
 	default:
-		web.WriteError(w, r, fault.Validation("installDependencies", "installDependencies must be true or false"))
+		fail(fault.Validation("installDependencies", "installDependencies must be true or false"))
 		return
 	}
 	max := h.svc.Limits().MaxPackage
 	tooLarge := fault.Validation("package", "the package is larger than %d bytes (50 MB)", max)
 	// a declared body far over the limit is refused before anything is read
 	if r.ContentLength > max+1<<20 {
-		web.WriteError(w, r, tooLarge)
+		fail(tooLarge)
 		return
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		web.WriteError(w, r, fault.Validation("package", "the body must be multipart/form-data with a part named package"))
+		fail(fault.Validation("package", "the body must be multipart/form-data with a part named package"))
 		return
 	}
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			web.WriteError(w, r, fault.Validation("package", "part package is missing"))
+			fail(fault.Validation("package", "part package is missing"))
 			return
 		}
 		if err != nil {
-			web.WriteError(w, r, fault.Validation("package", "the multipart body is malformed"))
+			fail(fault.Validation("package", "the multipart body is malformed"))
 			return
 		}
 		if part.FormName() != "package" {
@@ -67,12 +76,12 @@ func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
 			err = restOfForm(mr)
 		}
 		if err != nil {
-			web.WriteError(w, r, err)
+			fail(err)
 			return
 		}
 		res, err := h.svc.Install(r.Context(), p, pkg, Options{InstallDependencies: withDeps, Upload: true})
 		if err != nil {
-			web.WriteError(w, r, err)
+			web.WriteError(w, r, err) // audited by Install
 			return
 		}
 		status := http.StatusOK
@@ -82,6 +91,17 @@ func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
 		web.WriteJSON(w, status, res)
 		return
 	}
+}
+
+// refused records an upload refused before it could be read as a module.
+// Callers without a valid token are not recorded (anyone can send those).
+func refused(ctx context.Context, err error) {
+	fe, ok := fault.As(err)
+	if !ok || fe.Code == fault.CodeUnauthorized {
+		return
+	}
+	audit.Record(ctx, audit.Entry{Action: audit.ModuleInstall, ResourceType: "module", Outcome: "failure",
+		Details: map[string]any{"source": "upload", "code": string(fe.Code), "reason": fe.Message}})
 }
 
 // receive copies the part to a temporary file (at most max bytes) and
