@@ -36,7 +36,7 @@ A menuItem is added to the node's menu as POST /nodes/{id}/menu/items does: a sl
 Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
 modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
 Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).
-Limits (400 before anything is written): 200 resources, 100 fields and 20 views per list, 2000 fields and 400 views in all lists
+Limits (400 before anything is written): 200 resources, 100 fields and 20 views per list, 5000 fields and 400 views in all lists
 of the package, and at most 100 fields added to lists that exist already (an upgrade) or after a field that looks up its own
 list: a new list's other fields are created with its item table at once, those fields one schema change each, which on SQLite
 holds the portal's only writer (split a larger package into modules that require each other, or a growth over several versions).

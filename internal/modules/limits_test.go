@@ -36,8 +36,8 @@ func TestPackageTotals(t *testing.T) {
 		lists, fields, views int
 		refused              bool
 	}{
-		{"at the field limit", 20, 100, 0, false},
-		{"one field over", 21, 96, 0, true},
+		{"at the field limit", 50, 100, 0, false},
+		{"one field over", 51, 99, 0, true},
 		{"at the view limit", 20, 0, 20, false},
 		{"one view over", 21, 0, 20, true},
 	} {

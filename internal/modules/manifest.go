@@ -93,7 +93,7 @@ const (
 	// Across the whole package (an installation is one transaction that
 	// holds the portal's only writer on SQLite): each view builds up to two
 	// indexes, about 1-2 ms each on SQLite with hundreds of lists.
-	maxFieldsPerPackage = 2000
+	maxFieldsPerPackage = 5000
 	maxViewsPerPackage  = 400
 	// maxAddedFields bounds the fields one installation adds to lists that
 	// exist already (an upgrade) or after a self-lookup: each is an ALTER
