@@ -98,7 +98,8 @@ const (
 	// maxAddedFields bounds the fields one installation adds to lists that
 	// exist already (an upgrade) or after a self-lookup: each is an ALTER
 	// TABLE, which on SQLite re-reads the portal's whole schema (3 ms on a
-	// small portal, 80 ms with 350 lists of 100 fields).
+	// small portal, 16 ms with 150 lists of 100 fields, 80 ms with 350 lists
+	// and 4000 view indexes).
 	maxAddedFields = 100
 )
 
