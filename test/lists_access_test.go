@@ -94,6 +94,14 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			stranger.Do(t, "GET", f.path("/items/3"), nil).Expect(t, 200)
 			stranger.Do(t, "GET", f.path("/items/1"), nil).Expect(t, 403, "FORBIDDEN")
 			stranger.Do(t, "GET", f.path("/items/999"), nil).Expect(t, 403, "FORBIDDEN") // cannot open the list
+			// the item number may also be a JSON number; fractions, zero and junk are 400
+			a.Do(t, "POST", "/permissions", map[string]any{"resourceType": "list_item", "resourceId": 2, "listId": f.listID,
+				"principalType": "user", "principalId": stanID, "permissionLevel": "view"}).Expect(t, 200)
+			stranger.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 200)
+			for _, bad := range []any{1.5, 0, -2, true, 1e30} {
+				a.Do(t, "POST", "/permissions", map[string]any{"resourceType": "list_item", "resourceId": bad, "listId": f.listID,
+					"principalType": "user", "principalId": stanID, "permissionLevel": "view"}).Expect(t, 400, "VALIDATION_ERROR")
+			}
 			r := viewer.Do(t, "GET", f.path("/items/sync-state?ids=1,2,3,999"), nil).Expect(t, 200).Map(t)
 			if got := r["items"].([]any); len(got) != 2 || got[0].(map[string]any)["updated_by_user"].(map[string]any)["display_name"] != "Administrator" {
 				t.Fatalf("sync-state %v", got)

@@ -2,11 +2,14 @@ package acl
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"strconv"
 
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/auth"
+	"coreportal/internal/fault"
 	"coreportal/internal/web"
 )
 
@@ -79,13 +82,13 @@ func (h *Handler) list(ctx context.Context, in *aclTargetQuery) (*web.Out[[]Perm
 
 type aclUpsertIn struct {
 	Body struct {
-		ResourceType    string `json:"resourceType" enum:"node,list,list_item,library,page,survey,file,attachment"`
-		ResourceID      string `json:"resourceId" maxLength:"40" doc:"UUID, or a public item / file number with listId / libraryId"`
-		ListID          string `json:"listId,omitempty" format:"uuid"`
-		LibraryID       string `json:"libraryId,omitempty" format:"uuid"`
-		PrincipalType   string `json:"principalType" enum:"user,group"`
-		PrincipalID     string `json:"principalId" format:"uuid"`
-		PermissionLevel string `json:"permissionLevel" enum:"view,add,edit,delete"`
+		ResourceType    string      `json:"resourceType" enum:"node,list,list_item,library,page,survey,file,attachment"`
+		ResourceID      ResourceRef `json:"resourceId" doc:"UUID, or a public item / file number (a JSON number or a string of digits) with listId / libraryId"`
+		ListID          string      `json:"listId,omitempty" format:"uuid"`
+		LibraryID       string      `json:"libraryId,omitempty" format:"uuid"`
+		PrincipalType   string      `json:"principalType" enum:"user,group"`
+		PrincipalID     string      `json:"principalId" format:"uuid"`
+		PermissionLevel string      `json:"permissionLevel" enum:"view,add,edit,delete"`
 	}
 }
 
@@ -95,7 +98,7 @@ func (h *Handler) upsert(ctx context.Context, in *aclUpsertIn) (*web.Out[Permiss
 		return nil, err
 	}
 	b := in.Body
-	x, err := h.svc.Upsert(ctx, p, Target{ResourceType: b.ResourceType, ResourceID: b.ResourceID, ListID: b.ListID, LibraryID: b.LibraryID},
+	x, err := h.svc.Upsert(ctx, p, Target{ResourceType: b.ResourceType, ResourceID: string(b.ResourceID), ListID: b.ListID, LibraryID: b.LibraryID},
 		b.PrincipalType, b.PrincipalID, b.PermissionLevel)
 	if err != nil {
 		return nil, err
@@ -148,3 +151,35 @@ func (h *Handler) check(ctx context.Context, in *aclTargetQuery) (*web.Out[Permi
 	}
 	return web.OK(NewPermissionCheck(l)), nil
 }
+
+// ResourceRef is a resourceId in a request body: a UUID, or a public item or
+// file number sent as a JSON number or a string (SPEC: REST accepts numeric
+// item / file numbers).
+type ResourceRef string
+
+// UnmarshalJSON takes a string or a whole positive JSON number.
+func (r *ResourceRef) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*r = ResourceRef(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fault.Validation("resourceId", "resourceId must be a UUID or an item / file number")
+	}
+	v, err := strconv.ParseInt(n.String(), 10, 64)
+	if err != nil || v < 1 {
+		return fault.Validation("resourceId", "resourceId must be a UUID or a positive whole item / file number")
+	}
+	*r = ResourceRef(strconv.FormatInt(v, 10))
+	return nil
+}
+
+// Schema documents the field as a string of at most 40 characters or a positive integer.
+func (ResourceRef) Schema(huma.Registry) *huma.Schema {
+	one := 1.0
+	return &huma.Schema{OneOf: []*huma.Schema{{Type: huma.TypeString, MaxLength: ptrInt(40)}, {Type: huma.TypeInteger, Minimum: &one}}}
+}
+
+func ptrInt(n int) *int { return &n }
