@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"strconv"
 	"strings"
@@ -115,7 +114,7 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		// anything is recorded: a parentId after the file or a second file answers 400
 		finish := func() error {
 			part.Close()
-			return restOfForm(mr)
+			return web.RestOfForm(mr, "file", "parentId")
 		}
 		// ClientReader: a body cut short (no closing boundary) is the client's fault, 400.
 		f, created, err := h.svc.Upload(r.Context(), p, r.PathValue("libraryId"), parentID, part.FileName(), part.Header.Get("Content-Type"), web.ClientReader(part), finish)
@@ -130,29 +129,6 @@ func (h *Handler) upload(w http.ResponseWriter, r *http.Request) {
 		}
 		web.WriteJSON(w, status, f)
 		return
-	}
-}
-
-// restOfForm reads the parts after the file part: parentId there (it would
-// be ignored, the folder is decided before the bytes) or a second file part
-// answers 400; other parts are skipped.
-func restOfForm(mr *multipart.Reader) error {
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fault.Validation("file", "the multipart body is malformed")
-		}
-		name := part.FormName()
-		part.Close()
-		switch name {
-		case "parentId":
-			return fault.Validation("parentId", "parentId must come before the file part")
-		case "file":
-			return fault.Validation("file", "send one file part per request")
-		}
 	}
 }
 

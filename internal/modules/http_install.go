@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 
@@ -73,7 +72,7 @@ func (h *Handler) install(w http.ResponseWriter, r *http.Request) {
 		pkg, err := h.receive(part, max)
 		part.Close()
 		if err == nil {
-			err = restOfForm(mr)
+			err = web.RestOfForm(mr, "package")
 		}
 		if err != nil {
 			fail(err)
@@ -120,25 +119,6 @@ func (h *Handler) receive(part io.Reader, max int64) (*Package, error) {
 		return nil, fault.Validation("package", "the package is larger than %d bytes (50 MB)", max)
 	}
 	return ReadPackage(f, n, h.svc.Limits(), h.svc.Provisioners())
-}
-
-// restOfForm reads the parts after the package: a second package part
-// answers 400 (which one would be meant?), other parts are skipped.
-func restOfForm(mr *multipart.Reader) error {
-	for {
-		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fault.Validation("package", "the multipart body is malformed")
-		}
-		name := part.FormName()
-		part.Close()
-		if name == "package" {
-			return fault.Validation("package", "send one package part per request")
-		}
-	}
 }
 
 // documentInstall adds the plain route to the OpenAPI document.
