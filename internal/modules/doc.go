@@ -57,7 +57,9 @@ be upgraded) answer 409 CONFLICT before anything is written, with details.missin
 "acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Installing a version that an installed
 module's requires exclude (acme.app requires acme.lib@<2.0.0, acme.lib 2.0.0 uploaded) answers 409 CONFLICT with
 details.dependents ["acme.app requires acme.lib@<2.0.0"], unless the same installation upgrades that module too. Resources of a required module are
-referenced as modules.<key>.<resource key>.
+referenced as modules.<key>.<resource key>. An upgrade that builds on a resource installed earlier but deleted since (a kept list
+whose fields it extends, a $ref target of a required module) answers 409 CONFLICT with details.field naming the place
+(resources[2]) and nothing changed: restore the resource from its recycle bin and install again.
 
 Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,
 leaves nothing behind; concurrent installations are serialised, so a module is never created twice). Same version installed:

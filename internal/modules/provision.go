@@ -55,7 +55,7 @@ func (c *creation) createAll(ctx context.Context) error {
 			fresh = true
 			id, err := c.create(ctx, r, path)
 			if err != nil {
-				return fmt.Errorf("module %s: create %s: %w", c.m.ID, r.Key, err)
+				return fmt.Errorf("module %s: create %s: %w", c.m.ID, r.Key, gone(err, path))
 			}
 			c.rmap[r.Key] = id
 			if r.Type != TypeList { // createList logs the list before its fields
@@ -64,11 +64,24 @@ func (c *creation) createAll(ctx context.Context) error {
 		}
 		if r.Type == TypeList {
 			if err := c.listParts(ctx, r, path, fresh); err != nil {
-				return fmt.Errorf("module %s: %s: %w", c.m.ID, r.Key, err)
+				return fmt.Errorf("module %s: %s: %w", c.m.ID, r.Key, gone(err, path))
 			}
 		}
 	}
 	return nil
+}
+
+// gone turns a NotFound met while installing into a 409 naming the place:
+// a resource this module (or one it requires) created earlier was deleted
+// since, so the installation cannot build on it until it is restored from
+// the recycle bin (the resource map keeps its id).
+func gone(err error, path string) error {
+	fe, ok := fault.As(err)
+	if !ok || fe.Code != fault.CodeNotFound {
+		return err
+	}
+	return fault.Conflict("%s: a resource installed earlier that this installation builds on no longer exists (%s); restore it from the recycle bin, then install again", path, fe.Message).
+		With("field", path)
 }
 
 // resolve turns a $ref into the uuid it names.
