@@ -289,7 +289,7 @@ func query(ctx context.Context, e *env, iter int, who string, limit int, seed ui
 	return nil
 }
 
-func create(ctx context.Context, e *env, seconds, workers int, index, versioning bool) error {
+func create(ctx context.Context, e *env, seconds, workers int, index, versioning, merge bool) error {
 	ids, err := benchLists(ctx, e)
 	if err != nil {
 		return err
@@ -298,7 +298,14 @@ func create(ctx context.Context, e *env, seconds, workers int, index, versioning
 	if _, err := e.lists.Update(ctx, e.admin, listID, lists.ListPatch{VersioningEnabled: &versioning}); err != nil {
 		return err
 	}
+	if merge { // as the worker process does (search.Service.MergePending)
+		mctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go e.index.MergePending(mctx)
+	}
 	var n, failed atomic.Int64
+	var mu sync.Mutex
+	var ds []time.Duration
 	deadline := time.Now().Add(time.Duration(seconds) * time.Second)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -312,18 +319,31 @@ func create(ctx context.Context, e *env, seconds, workers int, index, versioning
 				for k, x := range map[string]any{"title": gen.words(4), "body": gen.words(40), "category": gen.word()} {
 					vals[k], _ = json.Marshal(x)
 				}
+				t0 := time.Now()
 				if _, err := e.lists.CreateItem(ctx, e.admin, listID, vals); err != nil {
 					failed.Add(1)
 					slog.Error("create", "err", err)
 					continue
 				}
+				d := time.Since(t0)
+				mu.Lock()
+				ds = append(ds, d)
+				mu.Unlock()
 				n.Add(1)
 			}
 		}()
 	}
 	wg.Wait()
 	el := time.Since(start)
-	fmt.Printf("created %d items (index %v, versioning %v, %d workers) in %s: %.0f items/s, %d failed\n", n.Load(), index, versioning, workers, el.Round(time.Millisecond), float64(n.Load())/el.Seconds(), failed.Load())
+	slices.Sort(ds)
+	at := func(q float64) time.Duration {
+		if len(ds) == 0 {
+			return 0
+		}
+		return ds[min(len(ds)-1, int(q*float64(len(ds))))].Round(100 * time.Microsecond)
+	}
+	fmt.Printf("created %d items (index %v, versioning %v, merge %v, %d workers) in %s: %.0f items/s, %d failed; per save p50 %s p99 %s max %s\n",
+		n.Load(), index, versioning, merge, workers, el.Round(time.Millisecond), float64(n.Load())/el.Seconds(), failed.Load(), at(.5), at(.99), at(1))
 	return nil
 }
 
@@ -343,6 +363,7 @@ func main() {
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	index := fs.Bool("index", true, "create: index items on save (false: search index not wired)")
+	merge := fs.Bool("merge", true, "create: merge the GIN pending list every 2 s as the worker does (PostgreSQL)")
 	versioning := fs.Bool("versioning", true, "create: versioning of the list on (a version row per item) or off")
 	verbose = fs.Bool("v", false, "query: list the five slowest queries")
 	qseed := fs.Uint64("seed", 0, "query: seed of the query words (0: a different set each run; fix it to compare builds)")
@@ -376,7 +397,7 @@ func main() {
 	case "query":
 		err = query(ctx, e, *iter, *who, *limit, *qseed)
 	case "create":
-		err = create(ctx, e, *seconds, *workers, *index, *versioning)
+		err = create(ctx, e, *seconds, *workers, *index, *versioning, *merge)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -35,6 +35,7 @@ func (a *app) buildSearch() {
 	a.services.RegisterJob(services.KeySearchCrawler, "searchCrawler.run", func(ctx context.Context) (any, error) {
 		return ix.Crawl(ctx)
 	})
+	a.workers = append(a.workers, ix.MergePending)
 }
 
 // searchHandler is the HTTP handler of GET /search and POST /admin/search/clear.
