@@ -53,38 +53,25 @@ func TestCreatedEntriesFollowTheRights(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				f.t = t
-				for _, n := range tc.isolated {
-					f.isolate(refs[n], true)
-				}
-				var granted []string
-				for _, n := range tc.grants {
-					granted = append(granted, f.grant(refs[n], acl.View))
-				}
-				want := []string{}
-				for _, n := range tc.want {
-					want = append(want, titles[n])
-				}
-				slices.Sort(want)
-				for _, n := range []string{"item", "file"} { // the case table agrees with the engine
-					lvl, err := f.acl.Level(ctx, f.reader, refs[n])
-					if err != nil {
-						t.Fatal(err)
+				f.underRights(refs, tc.isolated, tc.grants, func() {
+					want := []string{}
+					for _, n := range tc.want {
+						want = append(want, titles[n])
 					}
-					if (lvl >= acl.View) != slices.Contains(tc.want, n) {
-						t.Fatalf("the acl engine gives %s level %d", n, lvl)
+					slices.Sort(want)
+					for _, n := range []string{"item", "file"} { // the case table agrees with the engine
+						lvl, err := f.acl.Level(ctx, f.reader, refs[n])
+						if err != nil {
+							t.Fatal(err)
+						}
+						if (lvl >= acl.View) != slices.Contains(tc.want, n) {
+							t.Fatalf("the acl engine gives %s level %d", n, lvl)
+						}
 					}
-				}
-				if got := f.search(f.reader, "yak"); !slices.Equal(got, want) {
-					t.Errorf("search shows %q, want %q", got, want)
-				}
-				for _, g := range granted {
-					if err := f.acl.Revoke(ctx, g); err != nil {
-						t.Fatal(err)
+					if got := f.search(f.reader, "yak"); !slices.Equal(got, want) {
+						t.Errorf("search shows %q, want %q", got, want)
 					}
-				}
-				for _, n := range tc.isolated {
-					f.isolate(refs[n], false)
-				}
+				})
 			})
 		}
 

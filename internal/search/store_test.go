@@ -123,6 +123,28 @@ func (f *fixture) isolate(ref acl.Ref, isolated bool) {
 	}
 }
 
+// underRights isolates the named objects and grants the reader view on the
+// granted ones, runs check, then revokes and restores inheritance again.
+func (f *fixture) underRights(refs map[string]acl.Ref, isolated, grants []string, check func()) {
+	f.t.Helper()
+	for _, n := range isolated {
+		f.isolate(refs[n], true)
+	}
+	var granted []string
+	for _, n := range grants {
+		granted = append(granted, f.grant(refs[n], acl.View))
+	}
+	check()
+	for _, g := range granted {
+		if err := f.acl.Revoke(context.Background(), g); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	for _, n := range isolated {
+		f.isolate(refs[n], false)
+	}
+}
+
 // TestRightsFollowTheACLChain: for every arrangement of isolation and grants
 // along library → folder → sub-folder → file and list → item, GET /search
 // shows an entry exactly when the acl engine gives the reader view on it.
@@ -170,38 +192,25 @@ func TestRightsFollowTheACLChain(t *testing.T) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				f.t = t
-				for _, n := range tc.isolated {
-					f.isolate(refs[n], true)
-				}
-				var granted []string
-				for _, n := range tc.grants {
-					granted = append(granted, f.grant(refs[n], acl.View))
-				}
-				want := []string{}
-				for _, n := range []string{"outer", "inner", "doc", "item"} {
-					lvl, err := f.acl.Level(ctx, f.reader, refs[n])
-					if err != nil {
-						t.Fatal(err)
+				f.underRights(refs, tc.isolated, tc.grants, func() {
+					want := []string{}
+					for _, n := range []string{"outer", "inner", "doc", "item"} {
+						lvl, err := f.acl.Level(ctx, f.reader, refs[n])
+						if err != nil {
+							t.Fatal(err)
+						}
+						if lvl >= acl.View {
+							want = append(want, titles[n])
+						}
 					}
-					if lvl >= acl.View {
-						want = append(want, titles[n])
+					slices.Sort(want)
+					if got := f.search(f.reader, "zebra"); !slices.Equal(got, want) {
+						t.Errorf("search shows %q, the acl engine %q", got, want)
 					}
-				}
-				slices.Sort(want)
-				if got := f.search(f.reader, "zebra"); !slices.Equal(got, want) {
-					t.Errorf("search shows %q, the acl engine %q", got, want)
-				}
-				if got := f.search(f.admin, "zebra"); len(got) != 4 {
-					t.Errorf("admin sees %q", got)
-				}
-				for _, g := range granted {
-					if err := f.acl.Revoke(ctx, g); err != nil {
-						t.Fatal(err)
+					if got := f.search(f.admin, "zebra"); len(got) != 4 {
+						t.Errorf("admin sees %q", got)
 					}
-				}
-				for _, n := range tc.isolated {
-					f.isolate(refs[n], false)
-				}
+				})
 			})
 		}
 
