@@ -56,8 +56,9 @@ func TestListsItems(t *testing.T) {
 			if cb["display"] != "Administrator" || v("item_number") != 1.0 {
 				t.Fatalf("system values %v %v", cb, v("item_number"))
 			}
-			if first["updated_by_user"].(map[string]any)["display_name"] != "Administrator" {
-				t.Fatalf("updated_by_user %v", first["updated_by_user"])
+			// the user block is compact: display_name only, its id is updated_by
+			if u := first["updated_by_user"].(map[string]any); u["display_name"] != "Administrator" || len(u) != 1 || first["updated_by"] == "" {
+				t.Fatalf("updated_by_user %v (updated_by %v)", first["updated_by_user"], first["updated_by"])
 			}
 			p := first["permissions"].(map[string]any)
 			if p["canEdit"] != true || p["canDelete"] != true || p["canManagePermissions"] != true || first["inherits_permissions"] != true {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ import (
 // warm (one service: totals kept 5 s per filter) and cold (a fresh service
 // per request: every total counted), and prints p50/p95, requests/s, the
 // item table's size and the size of one answer (JSON envelope, plain and gzip).
-func adhoc(ctx context.Context, e *env, seconds, clients int) error {
+func adhoc(ctx context.Context, e *env, seconds, clients int, dump string) error {
 	listID, err := findList(ctx, e)
 	if err != nil {
 		return err
@@ -59,6 +60,12 @@ func adhoc(ctx context.Context, e *env, seconds, clients int) error {
 		meta lists.SentListMeta
 	}{{"first request", first}, {"with schemaTag", lists.SentMeta(meta, first.SchemaTag)}} {
 		body, _ := json.Marshal(map[string]any{"success": true, "data": items, "meta": a.meta})
+		if dump != "" {
+			name := dump + "." + strings.ReplaceAll(a.name, " ", "-") + ".json"
+			if err := os.WriteFile(name, body, 0o644); err != nil {
+				return fmt.Errorf("dump: %w", err)
+			}
+		}
 		fmt.Printf("answer of 50 items, %s: %d bytes plain, %d gzip, %d zstd (as the server compresses; total %d)\n",
 			a.name, len(body), gzipSize(body), zstdSize(body), meta.Total)
 	}

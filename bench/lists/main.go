@@ -289,6 +289,7 @@ func main() {
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	clients := fs.Int("clients", 32, "adhoc: concurrent readers of the second run")
+	dump := fs.String("dump", "", "adhoc: write the answer of the bench request to <dump>.first-request.json and <dump>.with-schemaTag.json")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])
 	if *cpuprofile != "" {
@@ -317,7 +318,7 @@ func main() {
 	case "create":
 		err = create(ctx, e, *seconds, *workers)
 	case "adhoc":
-		err = adhoc(ctx, e, *seconds, *clients)
+		err = adhoc(ctx, e, *seconds, *clients, *dump)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -102,9 +102,10 @@ type Item struct {
 	UpdatedName string
 }
 
-// ItemUserRef is the display block of a user.
+// ItemUserRef is the display block of a user in item answers. It carries
+// the display name only: the user's id is beside it (updated_by), and a
+// second copy on every item of a listing only made answers longer.
 type ItemUserRef struct {
-	ID          string `json:"id,omitempty"`
 	DisplayName string `json:"display_name"`
 }
 
@@ -124,13 +125,13 @@ type ItemOut struct {
 	CreatedBy           string           `json:"created_by"`
 	UpdatedAt           time.Time        `json:"updated_at"`
 	UpdatedBy           string           `json:"updated_by"`
-	UpdatedByUser       ItemUserRef      `json:"updated_by_user"`
+	UpdatedByUser       ItemUserRef      `json:"updated_by_user" doc:"display_name of updated_by (its id is updated_by)"`
 	InheritsPermissions bool             `json:"inherits_permissions"`
 	Permissions         *ItemPermissions `json:"permissions,omitempty"`
 }
 
 func (it *Item) out(perm *ItemPermissions) ItemOut {
 	return ItemOut{ID: it.Number, GUID: it.GUID, FieldValues: it.Values, CreatedAt: it.CreatedAt, CreatedBy: it.CreatedBy,
-		UpdatedAt: it.UpdatedAt, UpdatedBy: it.UpdatedBy, UpdatedByUser: ItemUserRef{ID: it.UpdatedBy, DisplayName: it.UpdatedName},
+		UpdatedAt: it.UpdatedAt, UpdatedBy: it.UpdatedBy, UpdatedByUser: ItemUserRef{DisplayName: it.UpdatedName},
 		InheritsPermissions: it.Inherits, Permissions: perm}
 }
