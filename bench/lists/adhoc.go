@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,9 +13,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
 	"coreportal/internal/lists"
 	"coreportal/internal/store"
 )
@@ -28,8 +24,10 @@ import (
 // with the exact total. It runs with one client and with -clients clients,
 // warm (one service: totals kept 5 s per filter) and cold (a fresh service
 // per request: every total counted), and prints p50/p95, requests/s, the
-// item table's size and the size of one answer (JSON envelope, plain and gzip).
-func adhoc(ctx context.Context, e *env, seconds, clients int, dump string) error {
+// item table's size and the size of one answer (JSON envelope, plain and as
+// the server's compression middleware sends it); -levels adds the size and
+// CPU cost of that answer at every gzip and zstd level.
+func adhoc(ctx context.Context, e *env, seconds, clients int, dump string, levels bool) error {
 	listID, err := findList(ctx, e)
 	if err != nil {
 		return err
@@ -66,8 +64,13 @@ func adhoc(ctx context.Context, e *env, seconds, clients int, dump string) error
 				return fmt.Errorf("dump: %w", err)
 			}
 		}
-		fmt.Printf("answer of 50 items, %s: %d bytes plain, %d gzip, %d zstd (as the server compresses; total %d)\n",
-			a.name, len(body), gzipSize(body), zstdSize(body), meta.Total)
+		gz, _ := sentSize(body, "gzip")
+		zs, _ := sentSize(body, "gzip, zstd")
+		fmt.Printf("answer of 50 items, %s: %d bytes plain, %d gzip, %d zstd (as the server sends it; total %d)\n",
+			a.name, len(body), gz, zs, meta.Total)
+		if levels && a.meta.SchemaUnchanged {
+			levelTable(body)
+		}
 	}
 	for _, cold := range []bool{false, true} {
 		for _, n := range []int{1, clients} {
@@ -201,23 +204,4 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// gzipSize and zstdSize are the sizes of body compressed as the server's
-// middleware (internal/web.Compress: gzhttp defaults) compresses it.
-func gzipSize(body []byte) int {
-	var b bytes.Buffer
-	zw := gzip.NewWriter(&b)
-	_, _ = zw.Write(body)
-	_ = zw.Close()
-	return b.Len()
-}
-
-func zstdSize(body []byte) int {
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
-	if err != nil {
-		return -1
-	}
-	defer enc.Close()
-	return len(enc.EncodeAll(body, nil))
 }

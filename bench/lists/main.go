@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime/pprof"
@@ -104,7 +105,7 @@ func findList(ctx context.Context, e *env) (string, error) {
 	return id, err
 }
 
-func seed(ctx context.Context, e *env, n, batch int) error {
+func seed(ctx context.Context, e *env, n, batch int, rawScore bool) error {
 	listID, err := findList(ctx, e)
 	if err != nil {
 		node, err := e.nodes.Create(ctx, e.admin, nodes.NewNode{Slug: "bench", Title: "Bench"})
@@ -148,6 +149,13 @@ func seed(ctx context.Context, e *env, n, batch int) error {
 	rng := rand.New(rand.NewPCG(1, uint64(time.Now().UnixNano())))
 	start := time.Now()
 	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	// score is an amount with 2 decimals, as business lists hold; before
+	// session 6 it was rng.Float64()*100 (16-17 random digits, about 300 B
+	// of a compressed 50-item answer), still seeded with -rawscore
+	score := func() any { return math.Round(rng.Float64()*10000) / 100 }
+	if rawScore {
+		score = func() any { return rng.Float64() * 100 }
+	}
 	for done := 0; done < n; done += batch {
 		rows := make([]lists.Values, 0, batch)
 		for i := 0; i < min(batch, n-done); i++ {
@@ -155,7 +163,7 @@ func seed(ctx context.Context, e *env, n, batch int) error {
 			v := map[string]any{
 				"title": fmt.Sprintf("%s %s %d", w(), w(), done+i), "name": w() + " " + w(), "amount": rng.IntN(10000),
 				"due": base.AddDate(0, 0, rng.IntN(3000)).Format(time.DateOnly), "status": []string{"new", "open", "done", "closed"}[rng.IntN(4)],
-				"flag": rng.IntN(2) == 0, "code": fmt.Sprintf("C-%06d", rng.IntN(1000000)), "score": rng.Float64() * 100,
+				"flag": rng.IntN(2) == 0, "code": fmt.Sprintf("C-%06d", rng.IntN(1000000)), "score": score(),
 				"at": base.Add(time.Duration(rng.Int64N(int64(3000 * 24 * time.Hour)))).Format(time.RFC3339), "notes": w() + " " + w() + " " + w(),
 			}
 			vals := lists.Values{}
@@ -282,6 +290,7 @@ func main() {
 	fs := flag.NewFlagSet(os.Args[1], flag.ExitOnError)
 	dsn := fs.String("db", "bench.db", "PostgreSQL URL or SQLite file")
 	n := fs.Int("n", 100000, "items to seed")
+	rawScore := fs.Bool("rawscore", false, "seed: score as rng.Float64()*100 (16-17 random digits, the seed data before session 6) instead of an amount with 2 decimals")
 	batch := fs.Int("batch", 5000, "items per seeding transaction")
 	iter := fs.Int("iter", 200, "queries per scenario")
 	who := fs.String("as", "reader", "reader (view on the node) or admin")
@@ -290,6 +299,7 @@ func main() {
 	workers := fs.Int("workers", 8, "create: concurrent writers")
 	clients := fs.Int("clients", 32, "adhoc: concurrent readers of the second run")
 	dump := fs.String("dump", "", "adhoc: write the answer of the bench request to <dump>.first-request.json and <dump>.with-schemaTag.json")
+	levels := fs.Bool("levels", false, "adhoc: print the answer's size and compression CPU at every gzip and zstd level")
 	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	_ = fs.Parse(os.Args[2:])
 	if *cpuprofile != "" {
@@ -312,13 +322,13 @@ func main() {
 	defer e.db.Close()
 	switch os.Args[1] {
 	case "seed":
-		err = seed(ctx, e, *n, *batch)
+		err = seed(ctx, e, *n, *batch, *rawScore)
 	case "query":
 		err = query(ctx, e, *iter, *who, *cold)
 	case "create":
 		err = create(ctx, e, *seconds, *workers)
 	case "adhoc":
-		err = adhoc(ctx, e, *seconds, *clients, *dump)
+		err = adhoc(ctx, e, *seconds, *clients, *dump, *levels)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

@@ -27,11 +27,14 @@ func jsonAnswer(ct string) bool {
 // zstd or gzip as the caller's Accept-Encoding asks (zstd when both are
 // equally welcome) and adds Vary: Accept-Encoding. Everything else (event
 // streams, downloads, images, the API reference page) passes through as it
-// is. The work is done by github.com/klauspost/compress/gzhttp.
+// is. The work is done by github.com/klauspost/compress/gzhttp, with the
+// levels chosen by answer size (compresslevel.go).
 func Compress() func(http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(
 		gzhttp.MinSize(CompressMinSize),
 		gzhttp.ContentTypeFilter(jsonAnswer),
+		gzhttp.Implementation(sizedGzip),
+		gzhttp.ZstdImplementation(sizedZstd),
 	)
 	if err != nil { // only on invalid options, which are constants here
 		panic("compression middleware: " + err.Error())
