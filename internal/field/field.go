@@ -4,11 +4,9 @@
 //
 // Storage layout (one table per list, see ARCHITECTURE.md): a field with
 // column number n owns the value column f_n and, for types that need them,
-// one shadow column: for html_text, person, lookup and link only, f_n_ci
-// (the lower-cased text that their filters compare: plain text of HTML,
-// display names framed by the unit separator, e.g. "\x1fann\x1fbob\x1f",
-// the URL). Person and lookup keys (eq, in, [Я]) are found in the JSON of
-// f_n itself. Tables made before keep f_n_k until their first load drops it
+// one shadow column: for html_text and link only, f_n_ci (the lower-cased
+// text that their filters compare: plain text of HTML, the URL). Person and
+// lookup values are compact references without display text (refs.go). Tables made before keep f_n_k until their first load drops it
 // (lists.dropStaleShadows). Text, multi-line text and choice values have no stored copy:
 // they are compared through Fold (cp_lower), in conditions and in expression
 // indexes, identically on SQLite and PostgreSQL.
@@ -55,6 +53,9 @@ type Def struct {
 	System       bool
 	// ColName overrides the column name (meta columns such as created_at).
 	ColName string
+	// Displays reaches person and lookup displays in SQL (refs.go); set by
+	// the owner of the table, nil elsewhere.
+	Displays *Displays
 }
 
 // FieldSettings holds the per-type settings; only the keys of the field's type are kept.

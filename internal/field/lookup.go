@@ -12,8 +12,8 @@ import (
 	"coreportal/internal/store"
 )
 
-// Lookup values are stored as a JSON array of {itemId, display} in f_n (eq/in
-// look for {"itemId":<n>, in it) and the lower-cased displays framed in f_n_ci.
+// Lookup values are stored as the target item numbers in f_n (refs.go); the
+// displays are read from the target at read time.
 type lookupKind struct{}
 
 // LookupValue is one lookup entry.
@@ -28,7 +28,7 @@ var LibrarySystemColumns = []string{"name", "item_number", "item_type", "mime_ty
 func init() { register(Lookup, lookupKind{}) }
 
 func (lookupKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+	return [][2]string{{f.Column(), "TEXT"}}
 }
 
 func (lookupKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) {
@@ -142,20 +142,23 @@ func Lookups(v any) []LookupValue {
 func (lookupKind) Cells(f *Def, v any) Cells {
 	list := Lookups(v)
 	if len(list) == 0 {
-		return Cells{f.Column(): nil, f.CI(): nil}
+		return Cells{f.Column(): nil}
 	}
-	j, _ := json.Marshal(list)
-	names := make([]string, len(list))
-	for i, l := range list {
-		names[i] = Lower(l.Display)
-	}
-	return Cells{f.Column(): string(j), f.CI(): framed(names)}
+	return Cells{f.Column(): CompactLookups(list)}
 }
 
+// Decode reads the stored item numbers; their displays are empty until the
+// owner of the table resolves them.
 func (lookupKind) Decode(f *Def, raw any) any {
-	s, _ := asString(raw).(string)
 	var list []LookupValue
-	if s == "" || json.Unmarshal([]byte(s), &list) != nil || len(list) == 0 {
+	switch x := raw.(type) {
+	case int64:
+		list = []LookupValue{{ItemID: x}}
+	default:
+		s, _ := asString(raw).(string)
+		list = parseLookups(s)
+	}
+	if len(list) == 0 {
 		return nil
 	}
 	if !f.Settings.Multiple(false) {
@@ -173,10 +176,52 @@ func (lookupKind) Search(_ *Def, v any) string {
 }
 
 func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Column(), f.CI(), func(v any) (string, error) {
-		n, err := lookupKey(f, v)
-		return `%{"itemId":` + n + `,%`, err
-	}, asIs)
+	col := f.Column()
+	if s, ok := emptyOps(col, op); ok {
+		return s, nil, nil
+	}
+	vals, err := o.values(op)
+	if err != nil {
+		return "", nil, err
+	}
+	switch op {
+	case OpEq, OpNe, OpIn:
+		var parts []string
+		var args []any
+		for _, v := range vals {
+			n, err := lookupKey(f, v)
+			if err != nil {
+				return "", nil, err
+			}
+			parts = append(parts, "(',' || "+col+" || ',') LIKE ?")
+			args = append(args, "%,"+n+",%")
+		}
+		cond := "(" + strings.Join(parts, " OR ") + ")"
+		if op == OpNe {
+			cond = "(" + col + " IS NULL OR NOT " + cond + ")"
+		}
+		return cond, args, nil
+	case OpContains, OpStartsWith:
+		s, ok := scalarString(vals[0])
+		if !ok {
+			return "", nil, opErr("value of %q must be text", f.Title)
+		}
+		p := likeEscape(Lower(s)) + "%"
+		if op == OpContains {
+			p = "%" + p
+		}
+		d := f.Displays
+		if d == nil || d.Target == nil {
+			return "", nil, unsupported(f, op)
+		}
+		t, ok := d.Target(f)
+		if !ok {
+			return "1 = 0", nil, nil // the target is gone: no display matches
+		}
+		sub := "SELECT " + t.Key + " FROM " + t.Table + " WHERE " + t.where() + t.Text + " LIKE ?" + esc
+		return col + " IS NOT NULL AND " + anyOf(d, col, sub, true), []any{p}, nil
+	}
+	return "", nil, unsupported(f, op)
 }
 
 // lookupKey is the item number a lookup condition names.
@@ -198,4 +243,41 @@ func lookupKey(f *Def, v any) (string, error) {
 	return "", opErr("value of %q must be an item number", f.Title)
 }
 
-func (lookupKind) SortExpr(f *Def) string { return f.CI() }
+// SortExpr is the stored column (what indexes may cover); listings order by
+// the display through OrderExpr.
+func (lookupKind) SortExpr(f *Def) string { return f.Column() }
+
+// lookupOrder is the display of the first target item, or NULL ("" when the
+// target is unknown: the stored numbers then order the rows).
+func lookupOrder(f *Def) string {
+	d := f.Displays
+	if d == nil || d.Target == nil {
+		return ""
+	}
+	t, ok := d.Target(f)
+	if !ok {
+		return ""
+	}
+	col := outerColumn(f)
+	first := "CAST(substr(" + col + ", 1, instr(" + col + " || ',', ',') - 1) AS INTEGER)"
+	if d.postgres() {
+		first = "CAST(split_part(" + col + ", ',', 1) AS bigint)"
+	}
+	return "(SELECT " + t.Display + " FROM " + t.Table + " lk WHERE " + t.where() + "lk." + t.Key + " = " + first + ")"
+}
+
+// OrderExpr is the SQL expression a listing orders a field by: the display
+// of the first entry for person and lookup fields, SortExpr otherwise.
+func OrderExpr(f *Def) string {
+	switch f.Type {
+	case Person:
+		if f.Displays != nil {
+			return personOrder(f)
+		}
+	case Lookup:
+		if e := lookupOrder(f); e != "" {
+			return e
+		}
+	}
+	return MustOf(f).SortExpr(f)
+}

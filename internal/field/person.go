@@ -11,10 +11,8 @@ import (
 	"coreportal/internal/store"
 )
 
-// Person values are stored as a JSON array of subjects in f_n (eq/in/[Я]
-// look for "id":"<uuid>" in it: inside a JSON string every quote is escaped,
-// so the pattern matches only an entry's id) and their lower-cased names
-// framed in f_n_ci (contains, startsWith, sorting).
+// Person values are stored as compact subject references in f_n (refs.go);
+// displays come from the principal name cache at read time.
 type personKind struct{}
 
 // Subject is one person-field entry.
@@ -27,7 +25,7 @@ type Subject struct {
 func init() { register(Person, personKind{}) }
 
 func (personKind) Columns(d store.Dialect, f *Def) [][2]string {
-	return [][2]string{{f.Column(), "TEXT"}, {f.CI(), ciType(d)}}
+	return [][2]string{{f.Column(), "TEXT"}}
 }
 
 // CheckSettings fills the defaults of SPEC.md: without settings every flag is true.
@@ -134,20 +132,17 @@ func Subjects(v any) []Subject {
 func (personKind) Cells(f *Def, v any) Cells {
 	list := Subjects(v)
 	if len(list) == 0 {
-		return Cells{f.Column(): nil, f.CI(): nil}
+		return Cells{f.Column(): nil}
 	}
-	j, _ := json.Marshal(list)
-	names := make([]string, len(list))
-	for i, s := range list {
-		names[i] = Lower(s.Display)
-	}
-	return Cells{f.Column(): string(j), f.CI(): framed(names)}
+	return Cells{f.Column(): CompactSubjects(list)}
 }
 
+// Decode reads the stored subjects; their displays are empty until the owner
+// of the table resolves them (ResolveSubjects).
 func (personKind) Decode(f *Def, raw any) any {
 	s, _ := asString(raw).(string)
-	var list []Subject
-	if s == "" || json.Unmarshal([]byte(s), &list) != nil || len(list) == 0 {
+	list := parseSubjects(s)
+	if len(list) == 0 {
 		return nil
 	}
 	if !f.Settings.Multiple(true) {
@@ -165,10 +160,50 @@ func (personKind) Search(_ *Def, v any) string {
 }
 
 func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
-	return framedFilter(f, op, o, f.Column(), f.CI(), func(v any) (string, error) {
-		id, err := personKey(f, o, v)
-		return `%"id":"` + likeEscape(id) + `"%`, err
-	}, asIs)
+	col := f.Column()
+	if s, ok := emptyOps(col, op); ok {
+		return s, nil, nil
+	}
+	vals, err := o.values(op)
+	if err != nil {
+		return "", nil, err
+	}
+	switch op {
+	case OpEq, OpNe, OpIn:
+		var parts []string
+		var args []any
+		for _, v := range vals {
+			id, err := personKey(f, o, v)
+			if err != nil {
+				return "", nil, err
+			}
+			parts = append(parts, col+" LIKE ?"+esc)
+			args = append(args, "%"+likeEscape(id)+"%")
+		}
+		cond := "(" + strings.Join(parts, " OR ") + ")"
+		if op == OpNe {
+			cond = "(" + col + " IS NULL OR NOT " + cond + ")"
+		}
+		return cond, args, nil
+	case OpContains, OpStartsWith:
+		s, ok := scalarString(vals[0])
+		if !ok {
+			return "", nil, opErr("value of %q must be text", f.Title)
+		}
+		p := likeEscape(Lower(s)) + "%"
+		if op == OpContains {
+			p = "%" + p
+		}
+		d := f.Displays
+		uid, gid := "id", "id"
+		if d.postgres() {
+			uid, gid = "CAST(id AS TEXT)", "CAST(id AS TEXT)"
+		}
+		sub := "SELECT 'u:' || " + uid + " FROM users WHERE " + Fold("display_name") + " LIKE ?" + esc +
+			" UNION ALL SELECT 'g:' || " + gid + " FROM groups WHERE " + Fold("name") + " LIKE ?" + esc
+		return col + " IS NOT NULL AND " + anyOf(d, col, sub, false), []any{p, p}, nil
+	}
+	return "", nil, unsupported(f, op)
 }
 
 // personKey is the subject id a person condition names.
@@ -191,4 +226,17 @@ func personKey(f *Def, o Operand, v any) (string, error) {
 	return "", opErr("value of %q must be a subject id or [Я]", f.Title)
 }
 
-func (personKind) SortExpr(f *Def) string { return f.CI() }
+// SortExpr is the stored column (what indexes may cover); listings order by
+// the display through OrderExpr.
+func (personKind) SortExpr(f *Def) string { return f.Column() }
+
+// personOrder is the folded display of the first subject, or NULL.
+func personOrder(f *Def) string {
+	col := outerColumn(f)
+	id, collate := "substr("+col+", 3, 36)", ""
+	if f.Displays.postgres() {
+		id, collate = "CAST("+id+" AS uuid)", ` COLLATE "C"`
+	}
+	return "(CASE WHEN substr(" + col + ", 1, 1) = 'g' THEN (SELECT " + Fold("name") + collate + " FROM groups WHERE id = " + id +
+		") ELSE (SELECT " + Fold("display_name") + collate + " FROM users WHERE id = " + id + ") END)"
+}

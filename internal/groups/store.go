@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 )
 
@@ -90,6 +91,7 @@ func (s *groupStore) update(ctx context.Context, g *Group, now time.Time) error 
 	if err != nil {
 		return fmt.Errorf("update group: %w", err)
 	}
+	principals.Changed(ctx, s.db, g.ID)
 	return nil
 }
 
@@ -100,6 +102,7 @@ func (s *groupStore) delete(ctx context.Context, id string) error {
 	if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM groups WHERE id = ?", id); err != nil {
 		return fmt.Errorf("delete group: %w", err)
 	}
+	principals.Changed(ctx, s.db, id)
 	return nil
 }
 

@@ -143,15 +143,17 @@ func (s *Service) normaliseStored(ctx context.Context, l *lib, f *field.Def) err
 		if json.Unmarshal([]byte(raw), &vals) != nil {
 			continue
 		}
-		var cur any
-		if json.Unmarshal(vals[f.ID], &cur) != nil {
+		cur := valueOf(f, vals[f.ID])
+		if cur == nil {
 			continue
 		}
 		next := field.Narrow(f, cur)
-		nj, _ := json.Marshal(next)
-		var back any
-		_ = json.Unmarshal(nj, &back)
-		if reflect.DeepEqual(back, cur) {
+		nj, err := storedValue(f, next)
+		if err != nil {
+			rows.Close()
+			return err
+		}
+		if reflect.DeepEqual(valueOf(f, nj), cur) {
 			continue
 		}
 		if next == nil {

@@ -70,9 +70,9 @@ func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string
 	if open && ls.total < 0 {
 		s.counts.put(l.ID, parentNo, total, gen)
 	}
-	out := make([]FileOut, 0, len(files))
-	for _, f := range files {
-		out = append(out, f.out(l.fields))
+	out, err := s.outs(ctx, l, files...)
+	if err != nil {
+		return nil, web.PageMeta{}, err
 	}
 	return out, web.NewPageMeta(q.Page, total), nil
 }
@@ -83,7 +83,7 @@ func (s *Service) File(ctx context.Context, p *auth.Principal, libraryID, ref st
 	if err != nil {
 		return FileOut{}, err
 	}
-	return f.out(l.fields), nil
+	return s.outOne(ctx, l, f)
 }
 
 const maxName = 255
@@ -167,7 +167,7 @@ func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID
 	if err != nil {
 		return FileOut{}, err
 	}
-	return f.out(l.fields), nil
+	return s.outOne(ctx, l, f)
 }
 
 // FilePatch is the input of UpdateFile; nil keys stay.
@@ -260,5 +260,5 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 	if err != nil {
 		return FileOut{}, err
 	}
-	return f.out(l.fields), nil
+	return s.outOne(ctx, l, f)
 }

@@ -2,7 +2,6 @@ package libraries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -61,11 +60,7 @@ func displayColumn(l *lib, ref string) (*field.Def, error) {
 func display(f *File, col string, cf *field.Def) string {
 	switch {
 	case cf != nil:
-		var v any
-		if raw, ok := f.Values[cf.ID]; ok && json.Unmarshal(raw, &v) == nil {
-			return field.DisplayText(cf, v)
-		}
-		return ""
+		return field.DisplayText(cf, f.value(cf))
 	case col == "item_number":
 		return strconv.FormatInt(f.Number, 10)
 	case col == "item_type":
@@ -98,6 +93,11 @@ func (s *Service) Display(ctx context.Context, p *auth.Principal, libraryID, fie
 		return "", err
 	} else if lvl < acl.View {
 		return "", fault.NotFound("file")
+	}
+	if cf != nil && isRef(cf) {
+		if err := s.shown(ctx, l, f); err != nil {
+			return "", err
+		}
 	}
 	return display(f, fieldRef, cf), nil
 }
@@ -132,6 +132,11 @@ func (s *Service) Options(ctx context.Context, p *auth.Principal, libraryID, fie
 		batch, err := s.st.byName(ctx, l.ID, after, afterNo, 200)
 		if err != nil {
 			return nil, false, err
+		}
+		if cf != nil && isRef(cf) {
+			if err := s.shown(ctx, l, batch...); err != nil {
+				return nil, false, err
+			}
 		}
 		for _, f := range batch {
 			scanned++

@@ -87,6 +87,7 @@ type File struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Inherits  bool
+	shown     map[string]any // person and lookup values with displays (Service.shown)
 }
 
 func (f *File) itemType() string {
@@ -124,13 +125,22 @@ func (f *File) out(fields []*field.Def) FileOut {
 		o.ParentID = &p
 	}
 	for _, fd := range fields {
-		var v any
-		if raw, ok := f.Values[fd.ID]; ok {
-			_ = json.Unmarshal(raw, &v)
-		}
-		o.FieldValues[fd.ID] = v
+		o.FieldValues[fd.ID] = f.value(fd)
 	}
 	return o
+}
+
+// value is the shown value of a field: person and lookup values with their
+// displays once Service.shown ran (without them before).
+func (f *File) value(fd *field.Def) any {
+	if v, ok := f.shown[fd.ID]; ok && isRef(fd) {
+		return v
+	}
+	raw, ok := f.Values[fd.ID]
+	if !ok {
+		return nil
+	}
+	return valueOf(fd, raw)
 }
 
 // FileVersion is one stored upload of a file's bytes.

@@ -2,7 +2,6 @@ package libraries
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,12 +26,8 @@ func libraryDoc(l *Library) search.Doc {
 func fileDoc(l *lib, f *File, text string) search.Doc {
 	var parts []string
 	for _, fd := range l.fields {
-		raw, ok := f.Values[fd.ID]
-		if !ok || len(raw) == 0 || string(raw) == "null" {
-			continue
-		}
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
+		v := f.value(fd)
+		if v == nil {
 			continue
 		}
 		if t := strings.TrimSpace(field.DisplayText(fd, v)); t != "" {
@@ -56,6 +51,9 @@ func (s *Service) indexFile(ctx context.Context, l *lib, f *File) error {
 	if err != nil {
 		return err
 	}
+	if err := s.shown(ctx, l, f); err != nil {
+		return err
+	}
 	return s.index.Put(ctx, fileDoc(l, f, text))
 }
 
@@ -67,6 +65,9 @@ func (s *Service) indexFile(ctx context.Context, l *lib, f *File) error {
 func (s *Service) indexCreated(ctx context.Context, l *lib, f *File) error {
 	if s.index == nil {
 		return nil
+	}
+	if err := s.shown(ctx, l, f); err != nil {
+		return err
 	}
 	d := fileDoc(l, f, "")
 	d.Created = f.ParentNo == 0
@@ -98,6 +99,9 @@ func (s *Service) reindexFiles(ctx context.Context, libraryID string) error {
 	}
 	texts, err := s.st.fileTexts(ctx, files)
 	if err != nil {
+		return err
+	}
+	if err := s.shown(ctx, l, files...); err != nil {
 		return err
 	}
 	for _, f := range files {
@@ -155,6 +159,9 @@ func (s *Service) SearchLibrariesPage(ctx context.Context, after string, limit i
 	}
 	texts, err := s.st.fileTexts(ctx, files)
 	if err != nil {
+		return nil, "", err
+	}
+	if err := s.shown(ctx, l, files...); err != nil {
 		return nil, "", err
 	}
 	size := 0

@@ -129,6 +129,7 @@ func (s *Service) load(ctx context.Context, id string) (*lib, error) {
 		out.byID[f.ID] = f
 		out.byName[f.InternalName] = f
 	}
+	s.compactValues(ctx, out)
 	return out, nil
 }
 

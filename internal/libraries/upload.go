@@ -141,7 +141,8 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 		s.dropBlob(ctx, v.blobKey)
 		return FileOut{}, false, err
 	}
-	return f.out(l.fields), created, nil
+	o, err := s.outOne(ctx, l, f)
+	return o, created, err
 }
 
 // checkReplace refuses an upload over a folder's name or a file the caller

@@ -3,7 +3,6 @@ package libraries
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 
@@ -27,9 +26,8 @@ func (e valueEnv) Subject(ctx context.Context, principalType, id string) (string
 }
 
 func (e valueEnv) LookupItem(ctx context.Context, f *field.Def, id int64) (string, error) {
-	var cur any
-	if raw, ok := e.kept[f.ID]; ok && json.Unmarshal(raw, &cur) == nil {
-		for _, v := range field.Lookups(cur) {
+	if raw, ok := e.kept[f.ID]; ok {
+		for _, v := range field.Lookups(valueOf(f, raw)) {
 			if v.ItemID == id {
 				return v.Display, nil // already held: sent back unchanged
 			}
@@ -67,9 +65,9 @@ func (s *Service) applyValues(ctx context.Context, p *auth.Principal, l *lib, f 
 			delete(merged, fd.ID)
 			continue
 		}
-		j, err := json.Marshal(v)
+		j, err := storedValue(fd, v)
 		if err != nil {
-			return fmt.Errorf("encode value: %w", err)
+			return err
 		}
 		merged[fd.ID] = j
 	}

@@ -94,5 +94,5 @@ func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, library
 		s.dropBlob(ctx, v.blobKey)
 		return FileOut{}, err
 	}
-	return f.out(l.fields), nil
+	return s.outOne(ctx, l, f)
 }

@@ -199,6 +199,10 @@ func compositeWanted(l *List, sortCol string, desc bool, fcols []string, pg bool
 	return out
 }
 
+// byDisplay reports whether listings order a field by a display resolved in
+// SQL (person, lookup): no index on the item table serves that order.
+func byDisplay(f *field.Def) bool { return f.Type == field.Person || f.Type == field.Lookup }
+
 // adhocSuffixes are the name suffixes of ad-hoc indexes (dropColumns drops them).
 var adhocSuffixes = []string{"_xa", "_xd", "_xf", "_xt"}
 
@@ -207,14 +211,14 @@ var adhocSuffixes = []string{"_xa", "_xd", "_xf", "_xt"}
 func wantedIndexes(sc *schema, keys []query.SortKey, user query.FilterSpec, pg bool) []adhocIndex {
 	var out []adhocIndex
 	if len(keys) > 0 {
-		if f, ok := sc.resolve(keys[0].Column); ok {
+		if f, ok := sc.resolve(keys[0].Column); ok && !byDisplay(f) {
 			if col := field.MustOf(f).SortExpr(f); col != "id" {
 				out = append(out, sortIndexWanted(sc.list, col, keys[0].Direction == "desc"))
 			}
 		}
 	}
 	if len(keys) > 0 && user.Logic != "or" {
-		if f, ok := sc.resolve(keys[0].Column); ok {
+		if f, ok := sc.resolve(keys[0].Column); ok && !byDisplay(f) {
 			out = append(out, compositeWanted(sc.list, field.MustOf(f).SortExpr(f), keys[0].Direction == "desc", filterColumns(sc, user), pg)...)
 		}
 	}

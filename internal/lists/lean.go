@@ -34,8 +34,15 @@ func (s *Service) qCondition(sc *schema, q string) (string, []any) {
 			expr = field.Fold(safeIdent(f.Column()))
 		case field.Choice:
 			expr = field.ChoiceFrame(safeIdent(f.Column()))
-		case field.HTMLText, field.Lookup, field.Person, field.Link:
+		case field.HTMLText, field.Link:
 			expr = safeIdent(f.CI())
+		case field.Lookup, field.Person:
+			// the displays: the subjects or target items whose display contains q
+			if cond, a, err := field.MustOf(f).Filter(f, field.OpContains, field.Operand{Value: q}); err == nil {
+				parts = append(parts, "("+cond+")")
+				args = append(args, a...)
+			}
+			continue
 		default:
 			continue
 		}

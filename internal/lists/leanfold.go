@@ -16,7 +16,8 @@ func foldedType(typ string) bool {
 }
 
 // dropStaleShadows migrates an item table made before rows were lean, in
-// place: the lower-cased copies of text and choice values (f_n_ci) and the
+// place: person and lookup values become references (compactRefs), the
+// lower-cased copies of text and choice values (f_n_ci) and the
 // key lists of person and lookup values (f_n_k) go with the indexes on them
 // (on PostgreSQL the text and choice value columns become COLLATE "C" in the
 // same statement, which rewrites no rows), and the indexes of the list's
@@ -47,6 +48,9 @@ func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error
 	}
 	if len(stale) == 0 {
 		return false, nil
+	}
+	if err := s.compactRefs(ctx, sc, cols); err != nil {
+		return false, err
 	}
 	l := sc.list
 	for _, c := range stale {
@@ -94,6 +98,68 @@ func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error
 	}
 	return true, nil
 }
+
+// compactRefs rewrites the person and lookup values of an item table made
+// before they were compact (a JSON array of entries with their displays,
+// beside a lower-cased copy f_n_ci) into references only (field/refs.go), in
+// batches of refBatch rows, each batch in its own transaction. The copy
+// column is what marks the old layout; dropStaleShadows drops it afterwards.
+func (s *Service) compactRefs(ctx context.Context, sc *schema, cols map[string]bool) error {
+	t := safeIdent(sc.list.Table)
+	for _, f := range sc.fields {
+		if (f.Type != field.Person && f.Type != field.Lookup) || f.Col == 0 || !cols[f.CI()] {
+			continue
+		}
+		col := safeIdent(f.Column())
+		var last int64
+		for {
+			type row struct {
+				id  int64
+				val string
+			}
+			var batch []row
+			rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, "+col+" FROM "+t+" WHERE id > ? AND "+col+" LIKE '[%' ORDER BY id LIMIT ?", last, refBatch)
+			if err != nil {
+				return fmt.Errorf("compact %s of %s: %w", col, t, err)
+			}
+			for rows.Next() {
+				var r row
+				if err := rows.Scan(&r.id, &r.val); err != nil {
+					rows.Close()
+					return fmt.Errorf("compact %s of %s: %w", col, t, err)
+				}
+				batch = append(batch, r)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("compact %s of %s: %w", col, t, err)
+			}
+			if len(batch) == 0 {
+				break
+			}
+			err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+				for _, r := range batch {
+					v, _ := field.CompactValue(f, r.val)
+					var arg any = v
+					if v == "" {
+						arg = nil
+					}
+					if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE "+t+" SET "+col+" = ? WHERE id = ?", arg, r.id); err != nil {
+						return fmt.Errorf("compact %s of %s: %w", col, t, err)
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			last = batch[len(batch)-1].id
+		}
+	}
+	return nil
+}
+
+const refBatch = 1000
 
 // columns lists the columns of a table.
 func (s *Store) columns(ctx context.Context, table string) (map[string]bool, error) {

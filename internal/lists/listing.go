@@ -425,7 +425,7 @@ func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.Sor
 		return true, "" // id DESC: the primary key
 	}
 	f, ok := sc.resolve(keys[0].Column)
-	if !ok {
+	if !ok || byDisplay(f) {
 		return false, ""
 	}
 	col := field.MustOf(f).SortExpr(f)
@@ -485,7 +485,23 @@ func (s *Service) groups(ctx context.Context, table string, f *field.Def, where 
 		}
 		out = append(out, ItemGroup{Value: v, Count: n})
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	if f.Type == field.Person || f.Type == field.Lookup {
+		values := make([]any, len(out))
+		for i, g := range out {
+			values[i] = g.Value
+		}
+		if err := s.fillValueDisplays(ctx, f, values); err != nil {
+			return nil, err
+		}
+		for i := range out {
+			out[i].Value = values[i]
+		}
+	}
+	return out, nil
 }
 
 // presentAll adds names and permission flags; an inheriting item without

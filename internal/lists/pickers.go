@@ -191,18 +191,29 @@ func (s *Service) LookupOptions(ctx context.Context, p *auth.Principal, listID, 
 	}
 	defer rows.Close()
 	out := LookupOptions{Options: []LookupOption{}}
+	var items []*Item
 	for rows.Next() {
 		it, err := scanItem(rows, target.fields)
 		if err != nil {
 			return LookupOptions{}, err
 		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return LookupOptions{}, err
+	}
+	rows.Close()
+	if err := s.fillDisplays(ctx, []*field.Def{df}, items); err != nil {
+		return LookupOptions{}, err
+	}
+	for _, it := range items {
 		d := lookupDisplay(target, it, df.ID)
 		if df.Col == 0 {
 			d = fmt.Sprint(it.Number)
 		}
 		out.Options = append(out.Options, LookupOption{ItemID: it.Number, Display: d})
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func queryOrder(f *field.Def) (string, error) {

@@ -51,6 +51,12 @@ type LibraryLookups interface {
 	// Options offers up to limit visible files whose display contains q;
 	// accessDenied when the caller cannot view the library.
 	Options(ctx context.Context, p *auth.Principal, libraryID, fieldRef, q string, limit int) (opts []field.LookupValue, accessDenied bool, err error)
+	// Displays returns the display texts of files by number for reading
+	// lookup values (no access check: the item's reader sees them); missing
+	// files and libraries are absent.
+	Displays(ctx context.Context, libraryID, fieldRef string, numbers []int64) (map[int64]string, error)
+	// DisplaySQL is the target of a library lookup in SQL (filters and sorts by display).
+	DisplaySQL(ctx context.Context, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool)
 }
 
 // UseLibraries plugs in lookups to document libraries.
@@ -61,6 +67,7 @@ func (s *Service) UseLibraries(l LibraryLookups) { s.libs = l }
 func NewService(db *store.DB, engine *acl.Engine, nodeSvc *nodes.Service) *Service {
 	s := &Service{db: db, st: &Store{db: db}, acl: engine, nodes: nodeSvc, now: time.Now, maxUpload: 100 << 20, counts: newCountCache(),
 		schemas: &schemaCache{m: map[string]cachedSchema{}, now: time.Now}, adhoc: newAdhocIndexes(db)}
+	s.st.displays = s.fillDisplays
 	engine.RegisterNumberResolver(acl.ListItem, s.itemGUID)
 	return s
 }
@@ -131,6 +138,7 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.withDisplays(l, fields)
 	sc := newSchema(l, fields)
 	if !inTx { // never keep what a transaction has not committed yet
 		s.leanTable(ctx, sc)

@@ -11,7 +11,19 @@ import (
 )
 
 // Store is the SQL of list metadata (lists, fields, views, versions, attachments).
-type Store struct{ db *store.DB }
+type Store struct {
+	db *store.DB
+	// displays fills the displays of person and lookup values of items read (Service.fillDisplays)
+	displays func(ctx context.Context, fields []*field.Def, items []*Item) error
+}
+
+// filled runs the display hook over items read.
+func (s *Store) filled(ctx context.Context, fields []*field.Def, items []*Item) error {
+	if s.displays == nil {
+		return nil
+	}
+	return s.displays(ctx, fields, items)
+}
 
 const listColumns = `id, node_id, slug, title, description, form_config, versioning_enabled, search_enabled, table_name,
 	next_col, COALESCE(created_by, ''), created_at, updated_at`

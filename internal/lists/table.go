@@ -456,36 +456,10 @@ func (s *Store) item(ctx context.Context, l *List, fields []*field.Def, where st
 	if err != nil {
 		return nil, err
 	}
+	if err := s.filled(ctx, fields, []*Item{it}); err != nil {
+		return nil, err
+	}
 	return it, nil
-}
-
-// userNames returns display names of users by id.
-func (s *Store) userNames(ctx context.Context, ids []string) (map[string]string, error) {
-	out := map[string]string{}
-	var uniq []any
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if id != "" && !seen[id] {
-			seen[id] = true
-			uniq = append(uniq, id)
-		}
-	}
-	if len(uniq) == 0 {
-		return out, nil
-	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, display_name FROM users WHERE id IN ("+store.Placeholders(len(uniq))+")", uniq...)
-	if err != nil {
-		return nil, fmt.Errorf("user names: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, err
-		}
-		out[id] = name
-	}
-	return out, rows.Err()
 }
 
 // subjectName returns the display of a user or group (sql.ErrNoRows when absent).
@@ -519,7 +493,11 @@ func (s *Store) itemsAfter(ctx context.Context, l *List, fields []*field.Def, co
 		}
 		out = append(out, it)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close()
+	return out, s.filled(ctx, fields, out)
 }
 
 // itemsByNumber reads items in the order of numbers (missing ones are skipped).
@@ -548,10 +526,11 @@ func (s *Store) itemsByNumber(ctx context.Context, l *List, fields []*field.Def,
 		return nil, err
 	}
 	out := make([]*Item, 0, len(numbers))
+	rows.Close()
 	for _, n := range numbers {
 		if it, ok := byNumber[n]; ok {
 			out = append(out, it)
 		}
 	}
-	return out, nil
+	return out, s.filled(ctx, fields, out)
 }

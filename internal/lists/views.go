@@ -144,7 +144,7 @@ func checkViewConfig(sc *schema, raw json.RawMessage) (ViewConfig, error) {
 func (s *Service) viewIndexes(ctx context.Context, sc *schema, c ViewConfig) error {
 	var cols []string
 	add := func(ref string) {
-		if f, ok := sc.resolve(ref); ok {
+		if f, ok := sc.resolve(ref); ok && !byDisplay(f) {
 			cols = append(cols, field.MustOf(f).SortExpr(f))
 		}
 	}
@@ -174,7 +174,7 @@ func (s *Service) viewIndexes(ctx context.Context, sc *schema, c ViewConfig) err
 	// the first sort key also gets an index in exactly the listing's order, so
 	// that a page is read by walking it and stops after offset+limit matches
 	if len(c.Sort) > 0 {
-		if f, ok := sc.resolve(c.Sort[0].Column); ok {
+		if f, ok := sc.resolve(c.Sort[0].Column); ok && !byDisplay(f) {
 			col, desc := field.MustOf(f).SortExpr(f), c.Sort[0].Direction == "desc"
 			if err := s.st.ensureSortIndex(ctx, sc.list, col, desc, nil); err != nil {
 				return err

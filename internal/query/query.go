@@ -203,7 +203,7 @@ func OrderBy(name string, keys []SortKey, resolve Resolver) (string, error) {
 		if k.Direction == "desc" {
 			dir = "DESC"
 		}
-		expr := field.MustOf(def).SortExpr(def)
+		expr := field.OrderExpr(def)
 		// empty values last in both directions, identically on both databases
 		parts = append(parts, fmt.Sprintf("(%s IS NULL) ASC", expr), expr+" "+dir)
 		if expr == "id" {

@@ -36,7 +36,9 @@ func checkSQL(t *testing.T, sql string) {
 	t.Helper()
 	// fixed literals: the escape character, the JSON punctuation that field.ChoiceFrame replaces
 	rest := strings.NewReplacer(`ESCAPE '\'`, "", "1 = 0", "", `'["', '`+field.Sep+`'`, "", `'","', '`+field.Sep+`'`, "",
-		`'"]', '`+field.Sep+`'`, "").Replace(sql)
+		`'"]', '`+field.Sep+`'`, "",
+		// the fixed literals of person and lookup references (field/refs.go)
+		`(',' || `, "(", ` || ',')`, ")", `'["' || replace(`, "(", `, ',', '","') || '"]'`, ")", `'u:' || `, "", `'g:' || `, "").Replace(sql)
 	if strings.Contains(rest, "'") || !safeSQL.MatchString(rest) {
 		t.Fatalf("generated SQL carries request text: %q", sql)
 	}

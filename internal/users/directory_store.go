@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"coreportal/internal/principals"
 )
 
 // updateDirectoryUser writes the directory-managed columns of a domain user.
@@ -26,6 +28,7 @@ func (s *Store) updateDirectoryUser(ctx context.Context, u *User, bumpTokens boo
 	if err != nil {
 		return fmt.Errorf("update directory user %s: %w", u.ID, s.db.Translate(err))
 	}
+	principals.Changed(ctx, s.db, u.ID)
 	return nil
 }
 

@@ -3,6 +3,8 @@ package users
 import (
 	"context"
 	"fmt"
+
+	"coreportal/internal/principals"
 )
 
 func (s *Store) byExternalID(ctx context.Context, ext string) (*User, error) {
@@ -20,6 +22,7 @@ func (s *Store) setDirectoryIdentity(ctx context.Context, u *User) error {
 	if err != nil {
 		return fmt.Errorf("update directory identity of %s: %w", u.ID, s.db.Translate(err))
 	}
+	principals.Changed(ctx, s.db, u.ID)
 	return nil
 }
 

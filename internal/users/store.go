@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 )
 
@@ -86,6 +87,7 @@ func (s *Store) updateProfile(ctx context.Context, u *User, revoke bool) error {
 	if err != nil {
 		return fmt.Errorf("update user %s: %w", u.ID, err)
 	}
+	principals.Changed(ctx, s.db, u.ID)
 	return nil
 }
 
