@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"coreportal/internal/lists"
 	"coreportal/internal/store"
+	"coreportal/internal/web"
 )
 
 // adhoc is the request of issue #16 on columns no view sorts or filters on:
@@ -48,16 +51,26 @@ func adhoc(ctx context.Context, e *env, seconds, clients int, dump string, level
 	}
 	fmt.Printf("plain typed-column table of the same values (id + one column per field, no indexes): %s\n", plain)
 	// one answer's size
-	items, meta, err := e.svc.ListItems(ctx, e.reader, listID, lists.ListParams{Page: 1, Limit: 50, Filter: filter(rand.New(rand.NewPCG(1, 1))), Sort: "at:desc"})
+	f1 := filter(rand.New(rand.NewPCG(1, 1)))
+	items, meta, err := e.svc.ListItems(ctx, e.reader, listID, lists.ListParams{Page: 1, Limit: 50, Filter: f1, Sort: "at:desc"})
 	if err != nil {
 		return err
 	}
+	fmt.Printf("measured answer: GET /api/v1/lists/%s/items?page=1&limit=50&sort=at:desc&filter=%s (as reader)\n", listID, url.QueryEscape(f1))
 	first := lists.SentMeta(meta, "")
 	for _, a := range []struct {
 		name string
 		meta lists.SentListMeta
 	}{{"first request", first}, {"with schemaTag", lists.SentMeta(meta, first.SchemaTag)}} {
-		body, _ := json.Marshal(map[string]any{"success": true, "data": items, "meta": a.meta})
+		// encoded as the API encodes it (Huma: encoding/json, HTML left
+		// unescaped, a trailing newline)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(web.Envelope[[]lists.ItemOut]{Success: true, Data: items, Meta: a.meta}); err != nil {
+			return fmt.Errorf("encode the answer: %w", err)
+		}
+		body := buf.Bytes()
 		if dump != "" {
 			name := dump + "." + strings.ReplaceAll(a.name, " ", "-") + ".json"
 			if err := os.WriteFile(name, body, 0o644); err != nil {
