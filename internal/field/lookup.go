@@ -266,6 +266,17 @@ func lookupOrder(f *Def) string {
 	return "(SELECT " + t.Display + " FROM " + t.Table + " lk WHERE " + t.where() + "lk." + t.Key + " = " + first + ")"
 }
 
+// NullExpr is the expression whose NULL puts a row among the empty values
+// when a listing orders by f: the stored column for person and lookup values
+// (their display subquery would run twice per row otherwise; an entry whose
+// subject or target vanished orders as an empty display within the others).
+func NullExpr(f *Def) string {
+	if f.Type == Person || f.Type == Lookup {
+		return f.Column()
+	}
+	return OrderExpr(f)
+}
+
 // OrderExpr is the SQL expression a listing orders a field by: the display
 // of the first entry for person and lookup fields, SortExpr otherwise.
 func OrderExpr(f *Def) string {

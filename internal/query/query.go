@@ -205,7 +205,7 @@ func OrderBy(name string, keys []SortKey, resolve Resolver) (string, error) {
 		}
 		expr := field.OrderExpr(def)
 		// empty values last in both directions, identically on both databases
-		parts = append(parts, fmt.Sprintf("(%s IS NULL) ASC", expr), expr+" "+dir)
+		parts = append(parts, fmt.Sprintf("(%s IS NULL) ASC", field.NullExpr(def)), expr+" "+dir)
 		if expr == "id" {
 			tie = ""
 		}
