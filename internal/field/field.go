@@ -56,6 +56,11 @@ type Def struct {
 	// Displays reaches person and lookup displays in SQL (refs.go); set by
 	// the owner of the table, nil elsewhere.
 	Displays *Displays
+	// Kind, when set, overrides the kind of Type: a field whose value is
+	// composed from the row's own columns instead of stored in f_n (lists:
+	// the created_by system field and the __created_at/__updated_at meta
+	// columns). Such a field keeps Type for the API.
+	Kind Kind
 }
 
 // FieldSettings holds the per-type settings; only the keys of the field's type are kept.
@@ -165,6 +170,9 @@ func Types() []string {
 
 // MustOf returns the kind of f (the type was validated when f was stored).
 func MustOf(f *Def) Kind {
+	if f.Kind != nil {
+		return f.Kind
+	}
 	k, ok := registry[f.Type]
 	if !ok {
 		panic("field type not registered: " + f.Type)

@@ -91,7 +91,7 @@ func (s *Service) checkLookupTarget(ctx context.Context, p *auth.Principal, st f
 		return fault.Validation("settings.lookupNodeId", "the lookup list does not belong to lookupNodeId")
 	}
 	if st.LookupFieldID != "" {
-		if f, ok := target.resolve(st.LookupFieldID); !ok || f.ColName != "" {
+		if f, ok := target.resolve(st.LookupFieldID); !ok || isMeta(f) {
 			return fault.Validation("settings.lookupFieldId", "lookupFieldId is not a field of the lookup list")
 		}
 	}

@@ -39,7 +39,7 @@ func (s *Service) normalize(ctx context.Context, p *auth.Principal, sc *schema, 
 	for _, key := range slices.Sorted(maps.Keys(in)) { // errors in a stable order
 		raw := in[key]
 		f, ok := sc.resolve(key)
-		if !ok || f.ColName != "" {
+		if !ok || isMeta(f) {
 			errs = append(errs, CellError{FieldID: key, Message: "unknown field " + key})
 			continue
 		}

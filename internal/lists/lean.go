@@ -25,6 +25,14 @@ func (s *Service) qCondition(sc *schema, q string) (string, []any) {
 	var parts []string
 	var args []any
 	for _, f := range sc.fields {
+		if isCreator(f) { // the creator's name, from users
+			cond, cargs, err := field.MustOf(f).Filter(f, field.OpContains, field.Operand{Value: q})
+			if err == nil {
+				parts = append(parts, cond)
+				args = append(args, cargs...)
+			}
+			continue
+		}
 		if f.Col == 0 || f.ColName != "" {
 			continue
 		}
@@ -67,47 +75,56 @@ var (
 // runs outside transactions; a failure is logged and tried again on a later
 // load (the column has a default, so writes without it still work). The
 // lower-cased copies of text and choice values and the key lists of person
-// and lookup values go the same way (dropStaleShadows).
-func (s *Service) leanTable(ctx context.Context, sc *schema) {
+// and lookup values go the same way (dropStaleShadows). First of all the
+// system columns become compact (leanSystemColumns): every read of the table
+// depends on their layout, so its failure fails the load (and is tried again
+// on the next one).
+func (s *Service) leanTable(ctx context.Context, sc *schema) error {
 	if store.InTransaction(ctx) {
-		return
+		return nil
 	}
 	key := s.db.Dialect.String() + "/" + sc.list.Table
 	if _, done := leanDone.Load(key); done {
-		return
+		return nil
 	}
 	leanMu.Lock() // one migration at a time: concurrent first loads would race on the same DDL
 	defer leanMu.Unlock()
 	if _, done := leanDone.Load(key); done {
-		return
+		return nil
+	}
+	if changed, err := s.leanSystemColumns(ctx, sc); err != nil {
+		return err
+	} else if changed {
+		slog.InfoContext(ctx, "item table migrated: compact system columns, created_by composed from the row", "list", sc.list.ID)
 	}
 	has, err := s.st.hasColumn(ctx, sc.list.Table, "search_text")
 	if err != nil {
 		slog.WarnContext(ctx, "lean item table", "list", sc.list.ID, "err", err)
-		return
+		return nil
 	}
 	if has {
 		if s.index != nil && sc.list.SearchEnabled {
 			if err := s.completeIndex(ctx, sc); err != nil {
 				slog.WarnContext(ctx, "lean item table: index the list's items", "list", sc.list.ID, "err", err)
-				return
+				return nil
 			}
 		}
 		if _, err := s.db.W(ctx).ExecContext(ctx, "ALTER TABLE "+safeIdent(sc.list.Table)+" DROP COLUMN search_text"); err != nil {
 			slog.WarnContext(ctx, "lean item table: drop search_text", "list", sc.list.ID, "err", err)
-			return
+			return nil
 		}
 		slog.InfoContext(ctx, "item table migrated: search_text dropped", "list", sc.list.ID)
 	}
 	changed, err := s.dropStaleShadows(ctx, sc)
 	if err != nil {
 		slog.WarnContext(ctx, "lean item table: drop shadow columns", "list", sc.list.ID, "err", err)
-		return
+		return nil
 	}
 	if changed {
 		slog.InfoContext(ctx, "item table migrated: shadow columns dropped, folded indexes made", "list", sc.list.ID)
 	}
 	leanDone.Store(key, true)
+	return nil
 }
 
 // completeIndex rebuilds a list's index entries when some of its items have none.

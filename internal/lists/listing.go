@@ -91,16 +91,12 @@ func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schem
 		cond = "1 = 1"
 		if len(deny) > 0 {
 			cond = "guid NOT IN (" + store.Placeholders(len(deny)) + ")"
-			for _, d := range deny {
-				args = append(args, d)
-			}
+			args = append(args, idArgs(s.db.Dialect, deny)...)
 		}
 	}
 	if len(allow) > 0 {
 		cond = "(" + cond + " OR guid IN (" + store.Placeholders(len(allow)) + "))"
-		for _, a := range allow {
-			args = append(args, a)
-		}
+		args = append(args, idArgs(s.db.Dialect, allow)...)
 	}
 	return cond, args, ex, nil
 }
@@ -244,10 +240,7 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 			}
 			hidden := 0
 			if len(ex.hidden) > 0 {
-				args := make([]any, len(ex.hidden))
-				for i, g := range ex.hidden {
-					args[i] = g
-				}
+				args := idArgs(s.db.Dialect, ex.hidden)
 				if hidden, err = s.count(ctx, table, "guid IN ("+store.Placeholders(len(args))+")", args); err != nil {
 					return err
 				}
@@ -432,6 +425,9 @@ func (s *Service) orderIndexed(ctx context.Context, sc *schema, keys []query.Sor
 	if col == "id" {
 		return true, ""
 	}
+	if !indexable(col) { // e.g. the creator's name: no index can deliver it
+		return false, ""
+	}
 	desc := keys[0].Direction == "desc"
 	sqlite := s.db.Dialect != store.Postgres
 	if user.Logic != "or" {
@@ -480,7 +476,7 @@ func (s *Service) groups(ctx context.Context, table string, f *field.Def, where 
 			return nil, err
 		}
 		var v any = raw
-		if f.Col != 0 {
+		if f.Col != 0 || f.Kind != nil {
 			v = field.MustOf(f).Decode(f, raw)
 		}
 		out = append(out, ItemGroup{Value: v, Count: n})

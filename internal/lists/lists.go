@@ -95,6 +95,7 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewList) (Li
 		f(sysCreatedBy, "Created by", field.Person, 2, false, 1000, field.FieldSettings{AllowUsers: &yes, AllowGroups: &no, AllowMultiple: &no}),
 		f(sysItemNumber, "Item number", field.Number, 0, false, 1001, field.FieldSettings{}),
 	}
+	fields[1] = creatorField(s.db.Dialect, fields[1]) // no column: composed from the row
 	custom, err := s.initialFields(ctx, p, l, fields, in.Fields)
 	if err != nil {
 		return ListOut{}, err

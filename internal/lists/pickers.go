@@ -168,7 +168,7 @@ func (s *Service) LookupOptions(ctx context.Context, p *auth.Principal, listID, 
 	df := target.field(sysTitle)
 	if fieldRef != "" {
 		f, ok := target.resolve(fieldRef)
-		if !ok || f.ColName != "" {
+		if !ok || isMeta(f) {
 			return LookupOptions{}, fault.Validation("lookupFieldId", "lookupFieldId is not a field of the target list")
 		}
 		df = f

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
-	"coreportal/internal/field"
 	"coreportal/internal/store"
 )
 
@@ -19,16 +19,13 @@ func (s *Service) SeedItems(ctx context.Context, p *auth.Principal, listID strin
 	if err != nil {
 		return err
 	}
-	now := s.now().UTC()
+	now := s.now().UTC().Truncate(time.Millisecond)
 	batch := make([]*row, 0, len(rows))
 	for i, in := range rows {
 		vals, errs := s.normalize(ctx, p, sc, in, nil)
 		errs = append(errs, required(sc, vals)...)
 		if len(errs) > 0 {
 			return fault.Validation(errs[0].FieldID, "row %d: %s", i, errs[0].Message)
-		}
-		if f := sc.field(sysCreatedBy); f != nil {
-			vals[f.ID] = field.Subject{PrincipalType: "user", ID: p.UserID, Display: p.DisplayName}
 		}
 		batch = append(batch, &row{GUID: newKey(), CreatedBy: p.UserID, UpdatedBy: p.UserID, CreatedAt: now, UpdatedAt: now,
 			Inherits: true, Cells: cells(sc, vals, nil)})
@@ -71,7 +68,8 @@ func (s *Store) insertItems(ctx context.Context, l *List, rows []*row) error {
 		q := "INSERT INTO " + safeIdent(l.Table) + " (" + strings.Join(cols, ", ") + ") VALUES " + store.Tuples(end-start, len(cols))
 		args := make([]any, 0, (end-start)*len(cols))
 		for _, r := range rows[start:end] {
-			args = append(args, r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits)
+			d := s.db.Dialect
+			args = append(args, idArg(d, r.GUID), idArg(d, r.CreatedBy), idArg(d, r.UpdatedBy), msArg(r.CreatedAt), msArg(r.UpdatedAt), r.Inherits)
 			for _, k := range keys {
 				args = append(args, r.Cells[k])
 			}

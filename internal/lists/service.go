@@ -87,8 +87,8 @@ type schema struct {
 // item number shown in every answer (a field whose internal name is id wins).
 var metaDefs = map[string]*field.Def{
 	"id":           {ID: "id", InternalName: "id", Title: "ID", Type: field.Number, ColName: "id"},
-	"__created_at": {ID: "__created_at", InternalName: "__created_at", Title: "Created", Type: field.DateTime, ColName: "created_at"},
-	"__updated_at": {ID: "__updated_at", InternalName: "__updated_at", Title: "Modified", Type: field.DateTime, ColName: "updated_at"},
+	"__created_at": {ID: "__created_at", InternalName: "__created_at", Title: "Created", Type: field.DateTime, ColName: "created_at", Kind: newStampKind()},
+	"__updated_at": {ID: "__updated_at", InternalName: "__updated_at", Title: "Modified", Type: field.DateTime, ColName: "updated_at", Kind: newStampKind()},
 }
 
 // resolve maps a field UUID, internal_name or meta column to its definition.
@@ -141,7 +141,9 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	s.withDisplays(l, fields)
 	sc := newSchema(l, fields)
 	if !inTx { // never keep what a transaction has not committed yet
-		s.leanTable(ctx, sc)
+		if err := s.leanTable(ctx, sc); err != nil {
+			return nil, err
+		}
 		s.schemas.put(sc, gen)
 	}
 	return sc, nil
@@ -169,7 +171,7 @@ func (s *Service) findItem(ctx context.Context, sc *schema, ref string) (*Item, 
 	if n, perr := strconv.ParseInt(ref, 10, 64); perr == nil {
 		it, err = s.st.item(ctx, sc.list, sc.fields, "id = ?", n)
 	} else if _, uerr := uuid.Parse(ref); uerr == nil {
-		it, err = s.st.item(ctx, sc.list, sc.fields, "guid = ?", strings.ToLower(ref))
+		it, err = s.st.item(ctx, sc.list, sc.fields, "guid = ?", idArg(s.db.Dialect, strings.ToLower(ref)))
 	} else {
 		return nil, fault.NotFound("item")
 	}
@@ -245,7 +247,7 @@ func (e env) LookupItem(ctx context.Context, f *field.Def, id int64) (string, er
 func lookupDisplay(target *schema, it *Item, fieldRef string) string {
 	f := target.field(sysTitle)
 	if fieldRef != "" {
-		if tf, ok := target.resolve(fieldRef); ok && tf.ColName == "" {
+		if tf, ok := target.resolve(fieldRef); ok && !isMeta(tf) {
 			f = tf
 		}
 	}

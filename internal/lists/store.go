@@ -160,7 +160,16 @@ func (s *Store) fields(ctx context.Context, listID string) ([]*field.Def, error)
 	if err != nil {
 		return nil, fmt.Errorf("fields of list: %w", err)
 	}
-	return store.AppendRows(rows, nil, scanField)
+	fields, err := store.AppendRows(rows, nil, scanField)
+	if err != nil {
+		return nil, err
+	}
+	for i, f := range fields {
+		if f.System && f.InternalName == sysCreatedBy {
+			fields[i] = creatorField(s.db.Dialect, f)
+		}
+	}
+	return fields, nil
 }
 
 // scanField reads a list field row of fieldColumns.

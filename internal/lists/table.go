@@ -71,27 +71,24 @@ func filterKeys(pg bool, exprs []string) string {
 
 func tableName(listID string) string { return "li_" + strings.ReplaceAll(listID, "-", "") }
 
+// idType is the type of guid, created_by and updated_by (see rowcols.go).
 func idType(d store.Dialect) string {
 	if d == store.Postgres {
 		return "uuid"
 	}
-	return "TEXT"
+	return "BLOB"
 }
 
+// tsType is the type of created_at and updated_at: Unix milliseconds.
 func tsType(d store.Dialect) string {
 	if d == store.Postgres {
-		return `TEXT COLLATE "C"`
+		return "BIGINT"
 	}
-	return "TEXT"
+	return "INTEGER"
 }
 
-// stamp is the stored form of item timestamps (fixed width, so text order is time order).
+// stamp is the API form of item timestamps.
 func stamp(t time.Time) string { return t.UTC().Format(field.DateTimeLayout) }
-
-func parseStamp(s string) time.Time {
-	t, _ := time.Parse(field.DateTimeLayout, s)
-	return t
-}
 
 func (s *Store) createItemTable(ctx context.Context, l *List, fields []*field.Def) error {
 	d := s.db.Dialect
@@ -315,12 +312,6 @@ type row struct {
 	Cells     field.Cells
 }
 
-func nullID(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
 
 func sortedKeys(c field.Cells) []string {
 	keys := make([]string, 0, len(c))
@@ -333,7 +324,8 @@ func sortedKeys(c field.Cells) []string {
 
 func (s *Store) insertItem(ctx context.Context, l *List, r *row) (int64, error) {
 	cols := []string{"guid", "created_by", "updated_by", "created_at", "updated_at", "inherits_permissions"}
-	args := []any{r.GUID, nullID(r.CreatedBy), nullID(r.UpdatedBy), stamp(r.CreatedAt), stamp(r.UpdatedAt), r.Inherits}
+	d := s.db.Dialect
+	args := []any{idArg(d, r.GUID), idArg(d, r.CreatedBy), idArg(d, r.UpdatedBy), msArg(r.CreatedAt), msArg(r.UpdatedAt), r.Inherits}
 	if r.Number > 0 {
 		cols = append(cols, "id")
 		args = append(args, r.Number)
@@ -358,7 +350,7 @@ func (s *Store) insertItem(ctx context.Context, l *List, r *row) (int64, error) 
 
 func (s *Store) updateItem(ctx context.Context, l *List, r *row) error {
 	sets := []string{"updated_by = ?", "updated_at = ?"}
-	args := []any{nullID(r.UpdatedBy), stamp(r.UpdatedAt)}
+	args := []any{idArg(s.db.Dialect, r.UpdatedBy), msArg(r.UpdatedAt)}
 	for _, k := range sortedKeys(r.Cells) {
 		sets = append(sets, safeIdent(k)+" = ?")
 		args = append(args, r.Cells[k])
@@ -402,10 +394,10 @@ func itemSelect(fields []*field.Def) string {
 // scanItem reads one row of itemSelect (plus extra destinations at the end).
 func scanItem(r scanner, fields []*field.Def, extra ...any) (*Item, error) {
 	var it Item
-	var created, updated string
-	var createdBy, updatedBy any
+	var created, updated int64
+	var guid, createdBy, updatedBy any
 	raw := make([]any, 0, len(fields))
-	dest := []any{&it.Number, &it.GUID, &createdBy, &updatedBy, &created, &updated, &it.Inherits}
+	dest := []any{&it.Number, &guid, &createdBy, &updatedBy, &created, &updated, &it.Inherits}
 	for _, f := range fields {
 		if f.Col == 0 {
 			continue
@@ -418,8 +410,8 @@ func scanItem(r scanner, fields []*field.Def, extra ...any) (*Item, error) {
 	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
-	it.CreatedBy, it.UpdatedBy = idString(createdBy), idString(updatedBy)
-	it.CreatedAt, it.UpdatedAt = parseStamp(created), parseStamp(updated)
+	it.GUID, it.CreatedBy, it.UpdatedBy = idString(guid), idString(createdBy), idString(updatedBy)
+	it.CreatedAt, it.UpdatedAt = fromMs(created), fromMs(updated)
 	it.Values = make(map[string]any, len(fields))
 	i := 0
 	for _, f := range fields {
@@ -436,18 +428,6 @@ func scanItem(r scanner, fields []*field.Def, extra ...any) (*Item, error) {
 		}
 	}
 	return &it, nil
-}
-
-func idString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case []byte:
-		return string(x)
-	case [16]byte:
-		return fmt.Sprintf("%x-%x-%x-%x-%x", x[0:4], x[4:6], x[6:8], x[8:10], x[10:16])
-	}
-	return ""
 }
 
 func (s *Store) item(ctx context.Context, l *List, fields []*field.Def, where string, arg any) (*Item, error) {
