@@ -312,7 +312,6 @@ type row struct {
 	Cells     field.Cells
 }
 
-
 func sortedKeys(c field.Cells) []string {
 	keys := make([]string, 0, len(c))
 	for k := range c {
