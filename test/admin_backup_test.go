@@ -84,6 +84,22 @@ func checkWhole(t *testing.T, c *kit.Client, sd seeded, minItems int) {
 	if total != rows || rows < minItems {
 		t.Fatalf("restored list: count %d, %d rows, want at least %d", total, rows, minItems)
 	}
+	// the system columns came back whole (16-byte guids and user ids and
+	// millisecond stamps on SQLite, uuid and bigint on PostgreSQL): the item
+	// is found by its guid and says who made it and when, as before
+	first := items[len(items)-1]
+	byGUID := c.Do(t, "GET", f.path("/items/"+first["guid"].(string)), nil).Expect(t, 200).Map(t)
+	for _, k := range []string{"id", "guid", "created_at", "created_by", "updated_at", "updated_by"} {
+		if fmt.Sprint(byGUID[k]) != fmt.Sprint(first[k]) || first[k] == nil || first[k] == "" {
+			t.Fatalf("restored item %s: %v by guid, %v listed", k, byGUID[k], first[k])
+		}
+	}
+	if ts, _ := first["created_at"].(string); !strings.HasSuffix(ts, "Z") || len(ts) < 20 {
+		t.Fatalf("restored created_at %q", ts)
+	}
+	if !strings.Contains(fmt.Sprint(byGUID["field_values"]), first["created_by"].(string)) {
+		t.Fatalf("restored item lost its creator: %v", byGUID["field_values"])
+	}
 	vs := c.Do(t, "GET", f.path("/items/1/versions"), nil).Expect(t, 200)
 	var versions struct{ Versions []map[string]any }
 	vs.Into(t, &versions)

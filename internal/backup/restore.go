@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/klauspost/compress/gzip"
 
 	"coreportal/internal/blob"
@@ -382,6 +383,10 @@ func decodeValue(v any, kind string) any {
 		}
 		if b, ok := x["b"].(string); ok {
 			raw, _ := base64.StdEncoding.DecodeString(b)
+			if kind != "bytes" && len(raw) == 16 {
+				// a UUID kept as 16 bytes (SQLite item tables) into a uuid column
+				return uuid.UUID(raw).String()
+			}
 			return raw
 		}
 		raw, _ := json.Marshal(x)
@@ -415,6 +420,12 @@ func decodeValue(v any, kind string) any {
 		}
 		return x
 	case string:
+		if kind == "bytes" && len(x) == 36 {
+			// a uuid (PostgreSQL) into a 16-byte BLOB (SQLite item tables)
+			if u, err := uuid.Parse(x); err == nil {
+				return u[:]
+			}
+		}
 		if kind == "bool" {
 			b, err := strconv.ParseBool(x)
 			if err == nil {

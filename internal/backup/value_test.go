@@ -28,6 +28,12 @@ func TestValueRoundTrip(t *testing.T) {
 		{"bytea", []byte{0, 1, 2}, "bytes", "bytes", []byte{0, 1, 2}},
 		{"uuid bytes", [16]byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "text", "text", "12345678-9abc-def0-0102-030405060708"},
 		{"null", nil, "text", "text", nil},
+		// list item tables: guid, created_by, updated_by are 16-byte BLOBs on
+		// SQLite and uuid on PostgreSQL, created_at/updated_at integers
+		{"uuid blob stays a blob", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "bytes", "bytes", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}},
+		{"uuid blob into postgres uuid", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "bytes", "text", "12345678-9abc-def0-0102-030405060708"},
+		{"postgres uuid into a sqlite blob", [16]byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "text", "bytes", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}},
+		{"millisecond stamp", int64(1795000000123), "int", "int", int64(1795000000123)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
