@@ -420,6 +420,13 @@ func decodeValue(v any, kind string) any {
 		}
 		return x
 	case string:
+		if kind == "int" && len(x) >= 20 && strings.HasSuffix(x, "Z") {
+			// an item stamp of an archive made before stamps were Unix
+			// milliseconds (list item tables' created_at, updated_at)
+			if t, err := time.Parse(time.RFC3339Nano, x); err == nil {
+				return t.UnixMilli()
+			}
+		}
 		if kind == "bytes" && len(x) == 36 {
 			// a uuid (PostgreSQL) into a 16-byte BLOB (SQLite item tables)
 			if u, err := uuid.Parse(x); err == nil {

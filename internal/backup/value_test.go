@@ -34,6 +34,8 @@ func TestValueRoundTrip(t *testing.T) {
 		{"uuid blob into postgres uuid", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "bytes", "text", "12345678-9abc-def0-0102-030405060708"},
 		{"postgres uuid into a sqlite blob", [16]byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}, "text", "bytes", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}},
 		{"millisecond stamp", int64(1795000000123), "int", "int", int64(1795000000123)},
+		{"text stamp of an older archive into a millisecond column", "2026-11-18T08:26:40.123Z", "text", "int", int64(1794990400123)},
+		{"text uuid of an older archive into a sqlite blob", "12345678-9abc-def0-0102-030405060708", "text", "bytes", []byte{0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 1, 2, 3, 4, 5, 6, 7, 8}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
