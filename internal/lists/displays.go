@@ -28,7 +28,7 @@ const maxDisplayDepth = 2
 func (s *Service) withDisplays(l *List, fields []*field.Def) {
 	d := &field.Displays{Dialect: s.db.Dialect, Table: safeIdent(l.Table), Target: s.lookupTarget}
 	for _, f := range fields {
-		if f.Type == field.Person || f.Type == field.Lookup {
+		if (f.Type == field.Person || f.Type == field.Lookup) && !isCreator(f) { // the creator has its own SQL (rowcols.go)
 			f.Displays = d
 		}
 	}

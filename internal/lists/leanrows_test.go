@@ -34,7 +34,7 @@ var creatorCases = []struct {
 	{`{"conditions":[{"column":"created_by","operator":"contains","value":"DMI"}]}`, "", "", []string{"a1", "a2"}},
 	{`{"conditions":[{"column":"created_by","operator":"startsWith","value":"ADM"}]}`, "", "", []string{"a1", "a2"}},
 	{`{"conditions":[{"column":"created_by","operator":"startsWith","value":"dmi"}]}`, "", "", nil},
-	{"", "created_by:asc", "", []string{"a2", "a1", "o1"}},
+	{"", "created_by:asc", "", []string{"o1", "a2", "a1"}}, // o1's user is gone: an empty name
 	{"", "created_by:desc", "", []string{"a2", "a1", "o1"}},
 	{`{"conditions":[{"column":"__created_at","operator":"eq","value":"[Сегодня]"}]}`, "", "", []string{"a1", "a2", "o1"}},
 	{`{"conditions":[{"column":"__created_at","operator":"lt","value":"2000-01-01"}]}`, "", "", nil},

@@ -244,9 +244,11 @@ func creatorKey(v any, me string) (string, bool) {
 	return "", false
 }
 
-// SortExpr sorts by the lower-cased display name.
+// SortExpr sorts by the lower-cased display name; a creator whose user is
+// gone sorts as an empty name (the empty-value key is created_by itself,
+// field.NullExpr), identically on both databases.
 func (k creatorKind) SortExpr(*field.Def) string {
-	return "(SELECT " + field.Fold("display_name") + " FROM users WHERE id = " + uuidText(k.d, "created_by") + ")"
+	return "coalesce((SELECT " + field.Fold("display_name") + " FROM users WHERE id = " + uuidText(k.d, "created_by") + "), '')"
 }
 
 // indexable reports whether an expression can key an index (a column or a
