@@ -241,7 +241,7 @@ func TestSearch(t *testing.T) {
 			}
 		})
 
-		t.Run("tiers, newest first, totals beyond 1,000 reported as at least", func(t *testing.T) {
+		t.Run("tiers, newest first, exact totals and pages beyond 1,000", func(t *testing.T) {
 			tf := newListFixture(t, s, "tiers")
 			body := tf.addField(t, "body", "text", nil)
 			grant(t, s, "node", tf.nodeID, "user", readerID, "view")
@@ -260,12 +260,28 @@ func TestSearch(t *testing.T) {
 				}
 				admin.Do(t, "POST", tf.path("/items/quick-edit"), map[string]any{"creates": rows}).Expect(t, 200)
 			}
+			// 1,002 matches, more than one pass reads: the total is counted, every page can be read
 			hits, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "10")
-			if len(hits) != 100 || meta["total"] != 1000.0 || meta["totalRelation"] != "gte" || meta["totalPages"] != 10.0 {
+			if len(hits) != 100 || meta["total"] != 1002.0 || meta["totalRelation"] != "eq" || meta["totalPages"] != 11.0 {
 				t.Fatalf("1,002 matches: %d hits, meta %v", len(hits), meta)
 			}
-			if hits, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "11"); len(hits) != 0 || meta["totalRelation"] != "gte" {
-				t.Fatalf("beyond the first 1,000: %d hits, meta %v", len(hits), meta)
+			if hits, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "11"); len(hits) != 2 || meta["total"] != 1002.0 ||
+				hits[0]["title"] != "narwhal 1" || hits[1]["title"] != "narwhal 0" {
+				t.Fatalf("last page: %v, meta %v", hitTitles(hits), meta)
+			}
+			if hits, meta = searchHits(t, reader, "narwh*", "limit", "100", "page", "11"); len(hits) != 2 || meta["total"] != 1002.0 {
+				t.Fatalf("prefix, last page: %v, meta %v", hitTitles(hits), meta)
+			}
+			// items in a list the reader cannot view are neither counted nor returned; the administrator counts them
+			hidden := newListFixture(t, s, "tiers-hidden")
+			for i := 0; i < 3; i++ {
+				hidden.create(t, admin, map[string]any{hidden.fields["title"]: fmt.Sprintf("narwhal hidden %d", i)})
+			}
+			if _, meta = searchHits(t, reader, "narwhal", "limit", "100", "page", "11"); meta["total"] != 1002.0 {
+				t.Fatalf("reader with hidden matches: meta %v", meta)
+			}
+			if hits, meta = searchHits(t, admin, "narwhal", "limit", "100", "page", "11"); meta["total"] != 1005.0 || len(hits) != 5 {
+				t.Fatalf("administrator: %d hits, meta %v", len(hits), meta)
 			}
 			if hits, meta = searchHits(t, outsider, "narwhal"); len(hits) != 0 || meta["total"] != 0.0 || meta["totalRelation"] != "eq" {
 				t.Fatalf("outsider: %d hits, meta %v", len(hits), meta)

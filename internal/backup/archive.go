@@ -46,7 +46,7 @@ var Excluded = map[string]bool{"schema_migrations": true, "app_log": true, "inst
 // Derived tables (the search index) are not archived: a restore empties them
 // (derivedSeed puts back the rows their code expects) and the search-crawler
 // job the restore queues rebuilds them.
-var Derived = map[string]bool{"search_entries": true, "search_state": true, "search_scopes": true}
+var Derived = map[string]bool{"search_entries": true, "search_state": true, "search_scopes": true, "search_bits": true, "search_bits_pending": true}
 
 // derivedSeed re-creates, after a restore emptied the derived tables, the
 // singleton rows their migrations seeded (the crawler's state row).

@@ -139,6 +139,11 @@ func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
 		res.Sources[i].Done = true
 		after = ""
 	}
+	// the crawl rewrote every entry: fold them into the count bitmaps now
+	// rather than leave large totals to row counts until the worker has
+	if err := s.FoldBits(ctx); err != nil {
+		return res, fmt.Errorf("crawl: %w", err)
+	}
 	res.Finished = true
 	res.ElapsedMS = time.Since(began).Milliseconds()
 	slog.InfoContext(ctx, "search crawl finished", "indexed", res.Indexed, "resumed", res.Resumed, "elapsedMs", res.ElapsedMS)

@@ -33,9 +33,9 @@ Results are ranked by relevance in two tiers: first the results whose title matc
 	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
 	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
 	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (2 or 1, see the tiers above). ` +
-	`meta: page, limit, total, totalPages, totalRelation. total counts exactly up to 1,000 results (totalRelation "eq"); ` +
-	`beyond, total is 1,000 and totalRelation "gte" (at least that many, as Elasticsearch and SharePoint report large totals: counting ` +
-	`every one of 100,000 matches would read each of them), and pages reach the first 1,000 results only: a page starting beyond answers no hits (refine the query instead).
+	`meta: page, limit, total, totalPages, totalRelation. total is exact: it counts every result the caller can view (totalRelation is always "eq"), ` +
+	`and every page up to totalPages can be read. On PostgreSQL large totals of word and prefix queries are counted on a bitmap index of the terms ` +
+	`(internal/search/bits.go) kept in step by every save; phrases count the matching rows.
 
 ` +
 	`Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, ` +
@@ -67,14 +67,11 @@ func (h *Handler) search(ctx context.Context, in *searchIn) (*web.Out[[]Hit], er
 		return nil, err
 	}
 	m := searchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
-	if f.AtLeast {
-		m.TotalRelation = "gte"
-	}
 	return web.Paged(f.Hits, m), nil
 }
 
-// searchMeta is the meta of GET /search: the page meta and whether total is
-// exact ("eq") or a lower bound ("gte", more than 1,000 matches).
+// searchMeta is the meta of GET /search: the page meta and totalRelation,
+// always "eq" (exact; kept for the clients of releases that capped totals).
 type searchMeta struct {
 	web.PageMeta
 	TotalRelation string `json:"totalRelation"`

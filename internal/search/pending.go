@@ -35,6 +35,7 @@ func (s *Service) MergePending(ctx context.Context) {
 		if _, err := s.st.mergePending(ctx); err != nil && ctx.Err() == nil {
 			slog.WarnContext(ctx, "merge the search index's pending list", "err", err)
 		}
+		s.st.foldAll(ctx) // and fold the entries saved since into the count bitmaps
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -66,15 +65,13 @@ type hit struct {
 	Score float64
 }
 
-// countCap bounds counting: a total is exact up to countCap and reported as
-// "at least countCap" beyond it (as Elasticsearch's track_total_hits does),
-// and pages start within the first countCap results. PostgreSQL has no
-// index-only count over a GIN index: counting reads the row of every match
-// (1,000,000 entries: about 20 µs a row on the development machine, so
-// 10,000 matches cost 0.4 s and 1,000 cost 40 ms; see bench/README.md).
+// countCap is how many matches one pass reads: up to it the page is cut
+// from them (their number is the total); beyond, the total is counted
+// (exactCount: on PostgreSQL from the bitmap count index, which reads no
+// row per match) and the page is read from an index (page).
 const countCap = 1000
 
-// counted is the cap of this store (tests lower it).
+// counted is the pass size of this store (tests lower it).
 func (s *indexStore) counted() int {
 	if s.countCap > 0 {
 		return s.countCap
@@ -88,20 +85,19 @@ const (
 	scoreBody  = 1
 )
 
-// found is what one search read: the page and the (capped) total.
+// found is what one search read: the page and the exact total.
 type found struct {
-	hits    []hit
-	total   int
-	atLeast bool // more than countCap matches: total is countCap
+	hits  []hit
+	total int
 }
 
 // search ranks by tier (every term in the title first), then newest first.
 // One pass reads the matches the caller can view, up to the cap + 1 of
 // them, with their tier and order key: when that is all of them, the total
-// is exact and the page is cut from them. Beyond the cap the total is
-// reported as at least the cap; the title tier is read the same way (when
-// it is within the cap) and the rest is paged in the order of an index
-// (see page), so no match beyond the page is read.
+// is exact and the page is cut from them. Beyond the cap the total and the
+// size of the title tier are counted (exactCount), and the page is read
+// from the title tier and then the rest in the order of an index (see
+// page), so no match beyond the page is read.
 func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	t := s.tiers(q)
 	ms, err := s.matches(ctx, t.whole, &t.inTitle)
@@ -113,8 +109,12 @@ func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 		hs, err := s.hits(ctx, ids, scores)
 		return found{hits: hs, total: len(ms)}, err
 	}
-	out := found{total: s.counted(), atLeast: true}
-	if q.offset >= s.counted() {
+	total, err := s.exactCount(ctx, q, t.whole, t.wholeQ)
+	if err != nil {
+		return found{}, err
+	}
+	out := found{total: total}
+	if q.offset >= total {
 		return out, nil
 	}
 	tm, err := s.matches(ctx, t.title, nil)
@@ -122,21 +122,25 @@ func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 		return found{}, err
 	}
 	nTitle := len(tm)
+	if nTitle > s.counted() {
+		if nTitle, err = s.exactCount(ctx, q, t.title, t.titleQ); err != nil {
+			return found{}, err
+		}
+	}
 	var ids []string
 	scores := map[string]float64{}
-	if nTitle <= s.counted() {
-		ids, scores = cut(tm, q.offset, q.limit)
-	} else if ids, err = s.page(ctx, t.title, math.MaxInt32, q.offset, q.limit); err != nil { // more than the cap: walked
-		return found{}, err
+	if q.offset < nTitle {
+		if len(tm) <= s.counted() {
+			ids, _ = cut(tm, q.offset, q.limit)
+		} else if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
+			return found{}, err
+		}
+		for _, id := range ids {
+			scores[id] = scoreTitle
+		}
 	}
-	for _, id := range ids {
-		scores[id] = scoreTitle
-	}
-	// beyond the cap of title matches the boundary of the tiers is unknown:
-	// every page within the cap holds title matches only
-	if n := q.limit - len(ids); n > 0 && nTitle <= s.counted() {
-		// more than the cap match: the rest is (nearly) all of them, walked newest first
-		more, err := s.page(ctx, t.rest, math.MaxInt32, max(0, q.offset-nTitle), n)
+	if n := q.limit - len(ids); n > 0 && q.offset+len(ids) < total {
+		more, err := s.page(ctx, t.rest, total-nTitle, max(0, q.offset-nTitle), n)
 		if err != nil {
 			return found{}, err
 		}
@@ -238,7 +242,12 @@ func (c cond) and(sql string, args ...any) cond {
 // tiers are the conditions of a search: the whole match, its title tier
 // (every term in the title) and the rest; inTitle tells on a matching row
 // whether it is in the title tier.
-type tiers struct{ whole, title, rest, inTitle cond }
+type tiers struct {
+	whole, title, rest, inTitle cond
+	// PostgreSQL: the tsquery expressions of the whole match and of its
+	// title tier (counted on the bitmaps, see exactCount)
+	wholeQ, titleQ cond
+}
 
 func (s *indexStore) tiers(q query) tiers {
 	var t tiers
@@ -299,7 +308,8 @@ func pgTiers(terms []term) tiers {
 	guard := "numnode(" + tq + ") > 0 AND e.tsv @@ "
 	whole := cond{sql: guard + tq, args: append(append([]any{}, allArgs...), allArgs...)}
 	return tiers{whole: whole, title: cond{sql: guard + t1, args: append(append([]any{}, allArgs...), titleArgs...)},
-		rest: whole.and(" AND NOT e.tsv @@ "+t1, titleArgs...), inTitle: cond{sql: "e.tsv @@ " + t1, args: titleArgs}}
+		rest: whole.and(" AND NOT e.tsv @@ "+t1, titleArgs...), inTitle: cond{sql: "e.tsv @@ " + t1, args: titleArgs},
+		wholeQ: cond{sql: tq, args: allArgs}, titleQ: cond{sql: t1, args: titleArgs}}
 }
 
 // sqliteTiers: FTS5 expressions, the title tier with a column filter.

@@ -152,12 +152,10 @@ type Hit struct {
 	Score     float64   `json:"score" doc:"relevance tier: 2 when the title matches every term, else 1"`
 }
 
-// Found is the answer of a search: a page of hits and the total, exact up
-// to 1,000 and "at least 1,000" beyond (AtLeast).
+// Found is the answer of a search: a page of hits and the exact total.
 type Found struct {
-	Hits    []Hit
-	Total   int
-	AtLeast bool
+	Hits  []Hit
+	Total int
 }
 
 // Search answers a query with what the caller may view.
@@ -198,7 +196,7 @@ func (s *Service) Search(ctx context.Context, p *auth.Principal, r Request) (Fou
 		return Found{}, err
 	}
 	m := newMatcher(terms)
-	out := Found{Hits: make([]Hit, 0, len(res.hits)), Total: res.total, AtLeast: res.atLeast}
+	out := Found{Hits: make([]Hit, 0, len(res.hits)), Total: res.total}
 	for i := range res.hits {
 		out.Hits = append(out.Hits, present(&res.hits[i], m, paths[res.hits[i].NodeID]))
 	}

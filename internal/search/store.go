@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"coreportal/internal/store"
@@ -15,7 +16,8 @@ import (
 type indexStore struct {
 	db *store.DB
 
-	countCap int // 0: the package's countCap
+	countCap  int          // 0: the package's countCap
+	bitCounts atomic.Int64 // counts answered from the bitmaps (tests check the path ran)
 
 	mu      sync.Mutex // guards size and sizedAt (see entries)
 	size    float64
