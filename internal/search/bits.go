@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -209,6 +210,23 @@ func (s *indexStore) foldAll(ctx context.Context) {
 	}
 }
 
+func stringsOf(ctx context.Context, q store.Querier, sql string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search count: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("search count: %w", err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 func int64s(ctx context.Context, q store.Querier, sql string, args ...any) ([]int64, error) {
 	rows, err := q.QueryContext(ctx, sql, args...)
 	if err != nil {
@@ -233,13 +251,13 @@ type bitQuery struct {
 	masks [][]string
 }
 
-// terms returns the exact terms and the prefixes the query reads.
-func (q bitQuery) terms() (exact, prefixes []string) {
+// terms returns the exact terms and the prefixes the query (and not) reads.
+func (q bitQuery) terms(not *tsNode) (exact, prefixes []string) {
 	exact = []string{termAlive}
 	for _, m := range q.masks {
 		exact = append(exact, m...)
 	}
-	q.expr.walk(func(n *tsNode) {
+	visit := func(n *tsNode) {
 		if n.op == tsLexeme {
 			if n.prefix {
 				prefixes = append(prefixes, n.lexeme)
@@ -247,7 +265,11 @@ func (q bitQuery) terms() (exact, prefixes []string) {
 				exact = append(exact, n.lexeme)
 			}
 		}
-	})
+	}
+	q.expr.walk(visit)
+	if not != nil {
+		not.walk(visit)
+	}
 	slices.Sort(exact)
 	return slices.Compact(exact), prefixes
 }
@@ -312,8 +334,9 @@ func (s *indexStore) loadBits(ctx context.Context, q store.Querier, exact, prefi
 	return l, nil
 }
 
-// count evaluates the query on every chunk, leaving out the pending entries.
-func (l *loadedBits) count(q bitQuery, pending []int64) int {
+// match evaluates the query (minus not) on every chunk, leaving out the
+// pending entries: the matching entries per chunk.
+func (l *loadedBits) match(q bitQuery, not *tsNode, pending []int64) map[int32]*roaring.Bitmap {
 	skip := map[int32]*roaring.Bitmap{}
 	for _, b := range pending {
 		c := int32(b >> chunkShift)
@@ -322,7 +345,7 @@ func (l *loadedBits) count(q bitQuery, pending []int64) int {
 		}
 		skip[c].Add(uint32(b & (1<<chunkShift - 1)))
 	}
-	total := 0
+	out := map[int32]*roaring.Bitmap{}
 	for _, c := range l.chunks {
 		r := l.eval(q.expr, c)
 		if r == nil || r.IsEmpty() {
@@ -341,9 +364,16 @@ func (l *loadedBits) count(q bitQuery, pending []int64) int {
 		if sk := skip[c]; sk != nil {
 			r.AndNot(sk)
 		}
-		total += int(r.GetCardinality())
+		if not != nil {
+			if x := l.eval(not, c); x != nil {
+				r.AndNot(x)
+			}
+		}
+		if !r.IsEmpty() {
+			out[c] = r
+		}
 	}
-	return total
+	return out
 }
 
 // eval returns a new bitmap of the chunk's entries matching n (nil: none).
@@ -383,67 +413,120 @@ func (l *loadedBits) eval(n *tsNode, c int32) *roaring.Bitmap {
 	}
 }
 
+// onBits is what a count or a listing evaluates on the bitmaps, read in
+// one snapshot: the parsed query (minus the entries of not, when given), the
+// bitmaps it needs and the pending entries (to leave out and read row by row).
+type onBits struct {
+	q       bitQuery
+	not     *tsNode
+	l       *loadedBits
+	pending []int64
+}
+
+// readBits prepares an evaluation of the tsquery tq (minus the tsquery not)
+// for q's caller; ok is false when the bitmaps cannot answer (a phrase or
+// weight, an empty query, a backlog of pending entries).
+func (s *indexStore) readBits(ctx context.Context, rq store.Querier, q query, tq, not cond) (*onBits, bool, error) {
+	var texts []string
+	for _, c := range []cond{tq, not} {
+		if c.sql == "" {
+			continue
+		}
+		var text string
+		if err := rq.QueryRowContext(ctx, "SELECT CAST("+c.sql+" AS text)", c.args...).Scan(&text); err != nil {
+			return nil, false, fmt.Errorf("search bits: %w", err)
+		}
+		texts = append(texts, text)
+	}
+	o := &onBits{}
+	var ok bool
+	if o.q.expr, ok = parseTSQuery(texts[0]); !ok {
+		return nil, false, nil
+	}
+	if len(texts) > 1 {
+		if o.not, ok = parseTSQuery(texts[1]); !ok {
+			return nil, false, nil
+		}
+	}
+	pending, err := int64s(ctx, rq, "SELECT bit FROM search_bits_pending LIMIT ?", maxPending+1)
+	if err != nil || len(pending) > maxPending {
+		return nil, false, err
+	}
+	if o.pending = pending; pending == nil {
+		o.pending = []int64{} // an empty array, not NULL
+	}
+	if o.q.masks, err = s.masks(ctx, rq, q); err != nil {
+		return nil, false, err
+	}
+	exact, prefixes := o.q.terms(o.not)
+	if o.l, err = s.loadBits(ctx, rq, exact, prefixes); err != nil {
+		return nil, false, err
+	}
+	return o, true, nil
+}
+
+// rowSources are the entries the bitmaps leave out, as row sources aliased e
+// with a condition to add to c: the pending ones, and (for a caller with
+// grants) those visible through a grant on the entry or on an object between
+// it and its container rather than through the container.
+func (s *indexStore) rowSources(ctx context.Context, rq store.Querier, q query, o *onBits) ([]rowSource, error) {
+	var out []rowSource
+	if len(o.pending) > 0 {
+		out = append(out, rowSource{from: "(SELECT * FROM search_entries WHERE bit = ANY(CAST(? AS bigint[])) OFFSET 0) e", args: []any{o.pending}})
+	}
+	if q.rights != nil && len(q.rights.granted) > 0 {
+		ids := s.idList()
+		below, err := stringsOf(ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rowSource{from: "(SELECT * FROM search_entries WHERE id IN " + ids + " OFFSET 0) e",
+			args: []any{jsonIDs(append(below, q.rights.granted...))},
+			where: cond{sql: `NOT e.bit = ANY(CAST(? AS bigint[])) AND NOT (e.boundary IS NULL AND e.container_id IN ` + ids + `) AND `,
+				args: []any{o.pending, jsonIDs(append(append([]string{}, q.rights.scopes...), q.rights.granted...))}}})
+	}
+	return out, nil
+}
+
+type rowSource struct {
+	from  string
+	args  []any
+	where cond // a prefix of the condition (ends with AND), or empty
+}
+
+func (r rowSource) cond(c cond) cond {
+	return cond{sql: r.where.sql + c.sql, args: append(append([]any{}, r.where.args...), c.args...)}
+}
+
 // exactCount counts the entries matching c that the caller can view. On
 // PostgreSQL a query of words and prefixes (tq: its tsquery) is counted on
-// the bitmaps, plus row by row the entries the bitmaps leave out (pending
-// ones, and those visible only through a grant below their container); in
-// one snapshot, so the parts add up. Phrases, SQLite and a backlog of
-// pending entries (right after a crawl) count rows.
+// the bitmaps, plus row by row the entries the bitmaps leave out (see
+// rowSources); in one snapshot, so the parts add up. Phrases, SQLite and a
+// backlog of pending entries (right after a crawl) count rows.
 func (s *indexStore) exactCount(ctx context.Context, q query, c, tq cond) (int, error) {
-	if !s.pg() || tq.sql == "" {
+	if !s.pg() || tq.sql == "" || s.passFirst {
 		return s.sqlCount(ctx, s.db.Q(ctx), c)
 	}
 	total := 0
 	err := s.db.Snapshot(ctx, func(ctx context.Context, rq store.Querier) error {
-		var text string
-		if err := rq.QueryRowContext(ctx, "SELECT CAST("+tq.sql+" AS text)", tq.args...).Scan(&text); err != nil {
-			return fmt.Errorf("search count: %w", err)
-		}
-		expr, ok := parseTSQuery(text)
-		var pending []int64
-		if ok {
-			var err error
-			if pending, err = int64s(ctx, rq, "SELECT bit FROM search_bits_pending LIMIT ?", maxPending+1); err != nil {
-				return err
-			}
-		}
-		if !ok || len(pending) > maxPending {
-			n, err := s.sqlCount(ctx, rq, c)
-			total = n
-			return err
-		}
-		masks, err := s.masks(ctx, rq, q)
+		o, ok, err := s.readBits(ctx, rq, q, tq, cond{})
 		if err != nil {
 			return err
 		}
-		bq := bitQuery{expr: expr, masks: masks}
-		exact, prefixes := bq.terms()
-		l, err := s.loadBits(ctx, rq, exact, prefixes)
-		if err != nil {
+		if !ok {
+			total, err = s.sqlCount(ctx, rq, c)
 			return err
 		}
-		total = l.count(bq, pending)
+		for _, m := range o.l.match(o.q, nil, o.pending) {
+			total += int(m.GetCardinality())
+		}
 		s.bitCounts.Add(1)
-		if pending == nil {
-			pending = []int64{} // an empty array, not NULL
+		srcs, err := s.rowSources(ctx, rq, q, o)
+		if err != nil {
+			return err
 		}
-		if len(pending) > 0 {
-			n, err := s.countRows(ctx, rq, "(SELECT * FROM search_entries WHERE bit = ANY(CAST(? AS bigint[])) OFFSET 0) e", []any{pending}, c)
-			if err != nil {
-				return err
-			}
-			total += n
-		}
-		if q.rights != nil && len(q.rights.granted) > 0 {
-			// visible through a grant on the entry or on an object between it
-			// and its container, and not through the container (those are in
-			// the bitmaps), among the folded entries
-			g, scopes := jsonIDs(q.rights.granted), jsonIDs(q.rights.scopes)
-			ids := s.idList()
-			n, err := s.countRows(ctx, rq, `(SELECT * FROM search_entries WHERE id IN (SELECT * FROM `+ids+` g
-				UNION SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN `+ids+`) OFFSET 0) e`, []any{g, g},
-				cond{sql: `NOT e.bit = ANY(CAST(? AS bigint[])) AND NOT (e.boundary IS NULL AND (e.container_id IN ` + ids +
-					` OR e.container_id IN ` + ids + `)) AND ` + c.sql, args: append([]any{pending, scopes, g}, c.args...)})
+		for _, src := range srcs {
+			n, err := s.countRows(ctx, rq, src.from, src.args, src.cond(c))
 			if err != nil {
 				return err
 			}
@@ -452,6 +535,145 @@ func (s *indexStore) exactCount(ctx context.Context, q query, c, tq cond) (int, 
 		return nil
 	})
 	return total, err
+}
+
+// listMax is the most matches of a tier sorted from the bitmaps; larger
+// tiers are walked (page).
+const listMax = 5000
+
+// bitSearch answers a search on PostgreSQL from the bitmaps, in one
+// snapshot: the total and the title tier's size are counted on them (plus
+// the entries they leave out, row by row), and a tier of at most listMax
+// entries is sorted from their numbers and the order keys in the index
+// search_entries_bit (index-only), so no row is read for a match that is
+// not on the page; larger tiers are walked newest first (page). ok is false
+// when the bitmaps cannot answer (phrases, a backlog after a crawl).
+func (s *indexStore) bitSearch(ctx context.Context, q query, t tiers) (out found, ok bool, err error) {
+	var ids []string
+	scores := map[string]float64{}
+	err = s.db.Snapshot(ctx, func(ctx context.Context, rq store.Querier) error {
+		o, can, err := s.readBits(ctx, rq, q, t.wholeQ, t.titleQ)
+		if err != nil || !can {
+			return err
+		}
+		srcs, err := s.rowSources(ctx, rq, q, o)
+		if err != nil {
+			return err
+		}
+		whole := o.l.match(o.q, nil, o.pending)
+		title := o.l.match(bitQuery{expr: o.not, masks: o.q.masks}, nil, o.pending)
+		total, err := s.tierSize(ctx, rq, whole, srcs, t.whole)
+		if err != nil {
+			return err
+		}
+		nTitle, err := s.tierSize(ctx, rq, title, srcs, t.title)
+		if err != nil {
+			return err
+		}
+		s.bitCounts.Add(1)
+		ok, out.total = true, total
+		if q.offset >= total {
+			return nil
+		}
+		if q.offset < nTitle {
+			if nTitle <= listMax {
+				ids, err = s.listTier(ctx, rq, title, srcs, t.title, q.offset, q.limit)
+			} else {
+				ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit)
+			}
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				scores[id] = scoreTitle
+			}
+		}
+		if n := q.limit - len(ids); n > 0 && q.offset+len(ids) < total {
+			var more []string
+			if total-nTitle <= listMax {
+				more, err = s.listTier(ctx, rq, o.l.match(o.q, o.not, o.pending), srcs, t.rest, max(0, q.offset-nTitle), n)
+			} else {
+				more, err = s.page(ctx, t.rest, total-nTitle, max(0, q.offset-nTitle), n)
+			}
+			if err != nil {
+				return err
+			}
+			for _, id := range more {
+				scores[id] = scoreBody
+			}
+			ids = append(ids, more...)
+		}
+		return nil
+	})
+	if err != nil || !ok {
+		return found{}, ok, err
+	}
+	out.hits, err = s.hits(ctx, ids, scores)
+	return out, true, err
+}
+
+// tierSize is the number of entries of a tier: those in its bitmaps and
+// those of the row sources matching c.
+func (s *indexStore) tierSize(ctx context.Context, rq store.Querier, bits map[int32]*roaring.Bitmap, srcs []rowSource, c cond) (int, error) {
+	n := 0
+	for _, m := range bits {
+		n += int(m.GetCardinality())
+	}
+	for _, src := range srcs {
+		k, err := s.countRows(ctx, rq, src.from, src.args, src.cond(c))
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+// listTier returns the page of a tier: the entries of its bitmaps with
+// their order keys (index-only) and those of the row sources matching c,
+// newest first.
+func (s *indexStore) listTier(ctx context.Context, rq store.Querier, bits map[int32]*roaring.Bitmap, srcs []rowSource, c cond, offset, limit int) ([]string, error) {
+	var nums []int64
+	for chunk, m := range bits {
+		for _, v := range m.ToArray() {
+			nums = append(nums, int64(chunk)<<chunkShift|int64(v))
+		}
+	}
+	ms, err := keysOf(ctx, rq, "SELECT CAST(id AS text), updated_at FROM search_entries WHERE bit = ANY(CAST(? AS bigint[]))", nums)
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range srcs {
+		w := src.cond(c)
+		more, err := keysOf(ctx, rq, "SELECT CAST(e.id AS text), e.updated_at FROM "+src.from+" WHERE "+w.sql,
+			s.db.Dialect.Planned(append(append([]any{}, src.args...), w.args...))...)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, more...)
+	}
+	ids, _ := cut(ms, offset, limit)
+	return ids, nil
+}
+
+// keysOf reads (id, updated_at) rows as matches of one tier.
+func keysOf(ctx context.Context, rq store.Querier, sql string, args ...any) ([]match, error) {
+	rows, err := rq.QueryContext(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search page: %w", err)
+	}
+	defer rows.Close()
+	var out []match
+	for rows.Next() {
+		var m match
+		var at time.Time
+		if err := rows.Scan(&m.id, &at); err != nil {
+			return nil, fmt.Errorf("search page: %w", err)
+		}
+		m.at = at.UnixNano()
+		out = append(out, m)
+	}
+	return out, rows.Err()
 }
 
 // sqlCount counts the entries matching c.

@@ -92,14 +92,21 @@ type found struct {
 }
 
 // search ranks by tier (every term in the title first), then newest first.
-// One pass reads the matches the caller can view, up to the cap + 1 of
-// them, with their tier and order key: when that is all of them, the total
-// is exact and the page is cut from them. Beyond the cap the total and the
-// size of the title tier are counted (exactCount), and the page is read
-// from the title tier and then the rest in the order of an index (see
-// page), so no match beyond the page is read.
+// When there are few matches (up to the cap), one pass reads them with their
+// tier and order key and the page is cut from them. Beyond the cap the total
+// and the size of the title tier are counted (exactCount) and the page is
+// read from the title tier and then the rest in the order of an index (see
+// page), so no match beyond the page is read. On PostgreSQL a query without
+// phrases is counted first (on the bitmaps, a few milliseconds), so that a
+// large result skips the pass.
 func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	t := s.tiers(q)
+	if s.pg() && !slices.ContainsFunc(q.terms, func(t term) bool { return t.phrase }) && !s.passFirst {
+		out, ok, err := s.bitSearch(ctx, q, t)
+		if err != nil || ok {
+			return out, err
+		}
+	}
 	ms, err := s.matches(ctx, t.whole, &t.inTitle)
 	if err != nil {
 		return found{}, err
@@ -113,26 +120,25 @@ func (s *indexStore) search(ctx context.Context, q query) (found, error) {
 	if err != nil {
 		return found{}, err
 	}
+	return s.paged(ctx, q, t, total)
+}
+
+// paged reads the page of a search with more matches than one pass reads:
+// the title tier's size is counted, its part of the page read from it and
+// the rest from the other matches, each in the order of an index.
+func (s *indexStore) paged(ctx context.Context, q query, t tiers, total int) (found, error) {
 	out := found{total: total}
 	if q.offset >= total {
 		return out, nil
 	}
-	tm, err := s.matches(ctx, t.title, nil)
+	nTitle, err := s.exactCount(ctx, q, t.title, t.titleQ)
 	if err != nil {
 		return found{}, err
 	}
-	nTitle := len(tm)
-	if nTitle > s.counted() {
-		if nTitle, err = s.exactCount(ctx, q, t.title, t.titleQ); err != nil {
-			return found{}, err
-		}
-	}
-	var ids []string
+	ids := []string{}
 	scores := map[string]float64{}
 	if q.offset < nTitle {
-		if len(tm) <= s.counted() {
-			ids, _ = cut(tm, q.offset, q.limit)
-		} else if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
+		if ids, err = s.page(ctx, t.title, nTitle, q.offset, q.limit); err != nil {
 			return found{}, err
 		}
 		for _, id := range ids {

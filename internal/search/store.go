@@ -17,6 +17,7 @@ type indexStore struct {
 	db *store.DB
 
 	countCap  int          // 0: the package's countCap
+	passFirst bool         // tests: the pass and row counts answer, as without bitmaps
 	bitCounts atomic.Int64 // counts answered from the bitmaps (tests check the path ran)
 
 	mu      sync.Mutex // guards size and sizedAt (see entries)
