@@ -158,6 +158,7 @@ func (s *indexStore) writeBits(ctx context.Context, tx *store.Tx, adds map[chunk
 		return fmt.Errorf("read search bits: %w", err)
 	}
 	blobs := make([][]byte, len(terms))
+	var empty []int32 // chunks without a living entry: every bitmap of them goes
 	for i, t := range terms {
 		k := chunkKey{t, chunks[i]}
 		b := stored[k]
@@ -169,6 +170,9 @@ func (s *indexStore) writeBits(ctx context.Context, tx *store.Tx, adds map[chunk
 			for _, v := range dead[k.chunk] {
 				b.Remove(v)
 			}
+			if b.IsEmpty() {
+				empty = append(empty, k.chunk)
+			}
 		}
 		b.RunOptimize()
 		if blobs[i], err = b.ToBytes(); err != nil {
@@ -179,6 +183,11 @@ func (s *indexStore) writeBits(ctx context.Context, tx *store.Tx, adds map[chunk
 		SELECT * FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS bytea[]))
 		ON CONFLICT (term, chunk) DO UPDATE SET bits = EXCLUDED.bits`, terms, chunks, blobs); err != nil {
 		return fmt.Errorf("write search bits: %w", err)
+	}
+	if len(empty) > 0 {
+		if _, err := tx.ExecContext(ctx, "DELETE FROM search_bits WHERE chunk = ANY(CAST(? AS integer[]))", empty); err != nil {
+			return fmt.Errorf("drop empty search bit chunks: %w", err)
+		}
 	}
 	return nil
 }

@@ -163,5 +163,20 @@ func TestTotalsBeyondOnePass(t *testing.T) {
 			t.Fatal(err)
 		}
 		check("changed and folded", reader, admin)
+		if db.Dialect != store.Postgres {
+			return
+		}
+		// a chunk whose entries are all gone loses every bitmap once folded
+		if _, err := db.W(ctx).ExecContext(ctx, "DELETE FROM search_entries"); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.svc.FoldBits(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var bits int
+		if err := db.Q(ctx).QueryRowContext(ctx, "SELECT (SELECT count(*) FROM search_bits) + (SELECT count(*) FROM search_bits_pending)").Scan(&bits); err != nil || bits != 0 {
+			t.Fatalf("bitmaps of an emptied chunk: %d rows, %v", bits, err)
+		}
+		check("emptied", []string{}, []string{})
 	})
 }

@@ -368,6 +368,13 @@ func (s *indexStore) clear(ctx context.Context) (int, error) {
 		if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM search_entries"); err != nil {
 			return fmt.Errorf("clear index: %w", err)
 		}
+		if s.pg() { // the count bitmaps, and the pending numbers the deletion just listed
+			for _, t := range []string{"search_bits", "search_bits_pending"} {
+				if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM "+t); err != nil {
+					return fmt.Errorf("clear index bitmaps: %w", err)
+				}
+			}
+		}
 		return nil
 	})
 	return n, err
