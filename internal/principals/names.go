@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"coreportal/internal/store"
 )
 
@@ -85,8 +87,11 @@ func (n *Names) Lookup(ctx context.Context, keys []Key) (map[Key]string, error) 
 	now := n.now()
 	n.mu.Lock()
 	for _, k := range keys {
-		if k.ID == "" || seen[k] {
+		if seen[k] {
 			continue
+		}
+		if _, err := uuid.Parse(k.ID); err != nil {
+			continue // never a subject (and PostgreSQL would refuse the query)
 		}
 		seen[k] = true
 		if e, ok := n.m[k]; ok && now.Sub(e.at) < TTL {
