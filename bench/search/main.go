@@ -237,7 +237,7 @@ func percentile(d []time.Duration, p float64) time.Duration {
 // verbose lists the slowest queries of a query run.
 var verbose *bool
 
-func query(ctx context.Context, e *env, iter int, who string, limit int, seed uint64) error {
+func query(ctx context.Context, e *env, iter int, who string, limit int, seed uint64, page int) error {
 	p := e.reader
 	if who == "admin" {
 		p = e.admin
@@ -258,7 +258,7 @@ func query(ctx context.Context, e *env, iter int, who string, limit int, seed ui
 	for i := 0; i < iter; i++ {
 		q := gen.queryWords()
 		t0 := time.Now()
-		f, err := e.index.Search(ctx, p, search.Request{Q: q, Page: 1, Limit: limit})
+		f, err := e.index.Search(ctx, p, search.Request{Q: q, Page: page, Limit: limit})
 		if err != nil {
 			return err
 		}
@@ -272,8 +272,8 @@ func query(ctx context.Context, e *env, iter int, who string, limit int, seed ui
 		runs = append(runs, run{fmt.Sprintf("#%d %s", i, q), d, total})
 	}
 	slices.Sort(totals)
-	fmt.Printf("two-word query as %s, page 1 of %d with total: iter=%d p50=%s p95=%s p99=%s max=%s (%q); total median=%d p95=%d max=%d\n",
-		who, limit, iter, percentile(ds, .5).Round(time.Microsecond*100), percentile(ds, .95).Round(time.Microsecond*100),
+	fmt.Printf("two-word query as %s, page %d of %d with total: iter=%d p50=%s p95=%s p99=%s max=%s (%q); total median=%d p95=%d max=%d\n",
+		who, page, limit, iter, percentile(ds, .5).Round(time.Microsecond*100), percentile(ds, .95).Round(time.Microsecond*100),
 		percentile(ds, .99).Round(time.Microsecond*100), slowest.Round(time.Microsecond*100), slowQ,
 		totals[len(totals)/2], totals[len(totals)*95/100], totals[len(totals)-1])
 	if *verbose {
@@ -355,6 +355,7 @@ func main() {
 	batch := fs.Int("batch", 2000, "seed: items per seeding transaction")
 	iter := fs.Int("iter", 200, "query: searches")
 	limit := fs.Int("limit", 20, "query: page size")
+	page := fs.Int("page", 1, "query: page number (deep pages: e.g. 100)")
 	who := fs.String("as", "reader", "query: reader (view on half the nodes) or admin")
 	seconds := fs.Int("seconds", 10, "create: duration")
 	workers := fs.Int("workers", 8, "create: concurrent writers")
@@ -396,7 +397,7 @@ func main() {
 			fmt.Printf("folded in %s\n", time.Since(t0).Round(time.Millisecond))
 		}
 	case "query":
-		err = query(ctx, e, *iter, *who, *limit, *qseed)
+		err = query(ctx, e, *iter, *who, *limit, *qseed, *page)
 	case "create":
 		err = create(ctx, e, *seconds, *workers, *index, *versioning, *merge)
 	default:
