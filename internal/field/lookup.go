@@ -263,7 +263,11 @@ func lookupOrder(f *Def) string {
 	if d.postgres() {
 		first = "CAST(split_part(" + col + ", ',', 1) AS bigint)"
 	}
-	return "(SELECT " + t.Display + " FROM " + t.Table + " lk WHERE " + t.where() + "lk." + t.Key + " = " + first + ")"
+	e := "(SELECT " + t.Display + " FROM " + t.Table + " lk WHERE " + t.where() + "lk." + t.Key + " = " + first + ")"
+	if t.Textual {
+		e = "coalesce(" + e + ", '')"
+	}
+	return e
 }
 
 // NullExpr is the expression whose NULL puts a row among the empty values

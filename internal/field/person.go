@@ -230,13 +230,14 @@ func personKey(f *Def, o Operand, v any) (string, error) {
 // the display through OrderExpr.
 func (personKind) SortExpr(f *Def) string { return f.Column() }
 
-// personOrder is the folded display of the first subject, or NULL.
+// personOrder is the folded display of the first subject (” when it is gone).
 func personOrder(f *Def) string {
 	col := outerColumn(f)
 	id, collate := "substr("+col+", 3, 36)", ""
 	if f.Displays.postgres() {
 		id, collate = "CAST("+id+" AS uuid)", ` COLLATE "C"`
 	}
-	return "(CASE WHEN substr(" + col + ", 1, 1) = 'g' THEN (SELECT " + Fold("name") + collate + " FROM groups WHERE id = " + id +
-		") ELSE (SELECT " + Fold("display_name") + collate + " FROM users WHERE id = " + id + ") END)"
+	// a subject that is gone orders as an empty name, identically on both databases
+	return "coalesce(CASE WHEN substr(" + col + ", 1, 1) = 'g' THEN (SELECT " + Fold("name") + collate + " FROM groups WHERE id = " + id +
+		") ELSE (SELECT " + Fold("display_name") + collate + " FROM users WHERE id = " + id + ") END, '')"
 }

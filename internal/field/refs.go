@@ -47,6 +47,9 @@ type LookupTarget struct {
 	Where   string // condition limiting Table to the target ("" = none)
 	Display string // sort expression of the display (folded text or a typed column)
 	Text    string // lower-cased display text for contains/startsWith
+	// Textual: Display is text, so a vanished target item (or an empty
+	// display) orders as '' on both databases; typed displays order as NULL.
+	Textual bool
 }
 
 func (t LookupTarget) where() string {

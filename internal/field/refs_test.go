@@ -56,7 +56,7 @@ func TestStoredReferences(t *testing.T) {
 // fields, per database (the store tests of lists run them).
 func TestReferenceFilters(t *testing.T) {
 	target := func(*Def) (LookupTarget, bool) {
-		return LookupTarget{Table: "li_t", Key: "id", Display: "cp_lower(lk.f_1)", Text: "cp_lower(f_1)"}, true
+		return LookupTarget{Table: "li_t", Key: "id", Display: "cp_lower(lk.f_1)", Text: "cp_lower(f_1)", Textual: true}, true
 	}
 	sq := &Displays{Dialect: store.SQLite, Table: "li_x", Target: target}
 	pg := &Displays{Dialect: store.Postgres, Table: "li_x", Target: target}
@@ -105,7 +105,7 @@ func TestReferenceFilters(t *testing.T) {
 		t.Errorf("person order %s", got)
 	}
 	l := &Def{Type: Lookup, Col: 3, Displays: sq}
-	if got := OrderExpr(l); got != "(SELECT cp_lower(lk.f_1) FROM li_t lk WHERE lk.id = CAST(substr(li_x.f_3, 1, instr(li_x.f_3 || ',', ',') - 1) AS INTEGER))" {
+	if got := OrderExpr(l); got != "coalesce((SELECT cp_lower(lk.f_1) FROM li_t lk WHERE lk.id = CAST(substr(li_x.f_3, 1, instr(li_x.f_3 || ',', ',') - 1) AS INTEGER)), '')" {
 		t.Errorf("lookup order %s", got)
 	}
 	if got := OrderExpr(&Def{Type: Lookup, Col: 3}); got != "f_3" {

@@ -207,11 +207,11 @@ func (s *Service) DisplaySQL(ctx context.Context, d store.Dialect, libraryID, fi
 		Display: "lk.number", Text: "CAST(number AS TEXT)"}
 	switch fieldRef {
 	case "", "name":
-		t.Display, t.Text = field.Fold("lk.name"), field.Fold("name")
+		t.Display, t.Text, t.Textual = field.Fold("lk.name"), field.Fold("name"), true
 	case "mime_type":
-		t.Display, t.Text = field.Fold("lk.mime_type"), field.Fold("mime_type")
+		t.Display, t.Text, t.Textual = field.Fold("lk.mime_type"), field.Fold("mime_type"), true
 	case "item_type":
-		t.Display, t.Text = "(CASE WHEN lk.is_folder THEN 'folder' ELSE 'file' END)", "(CASE WHEN is_folder THEN 'folder' ELSE 'file' END)"
+		t.Display, t.Text, t.Textual = "(CASE WHEN lk.is_folder THEN 'folder' ELSE 'file' END)", "(CASE WHEN is_folder THEN 'folder' ELSE 'file' END)", true
 	}
 	return t, true
 }

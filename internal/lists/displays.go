@@ -56,9 +56,9 @@ func (s *Service) lookupTarget(f *field.Def) (field.LookupTarget, bool) {
 	col := safeIdent(df.Column())
 	switch df.Type {
 	case field.Text, field.MultilineText, field.Choice:
-		t.Display, t.Text = field.Fold("lk."+col), field.Fold(col)
+		t.Display, t.Text, t.Textual = field.Fold("lk."+col), field.Fold(col), true
 	case field.HTMLText, field.Link:
-		t.Display, t.Text = "lk."+safeIdent(df.CI()), safeIdent(df.CI())
+		t.Display, t.Text, t.Textual = "lk."+safeIdent(df.CI()), safeIdent(df.CI()), true
 	case field.Person, field.Lookup:
 		// the display of a reference is itself resolved: order and match by the item number
 	default:

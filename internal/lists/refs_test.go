@@ -159,6 +159,43 @@ func TestPersonAndLookupReferences(t *testing.T) {
 		}
 		check("new table")
 
+		// a subject or target item that is gone: the entry stays with an empty
+		// display and orders as an empty name, identically on both databases
+		exec("DELETE FROM groups WHERE id = ?", refOps)
+		principals.Changed(ctx, db, refOps)
+		exec("UPDATE " + sc.list.Table + " SET " + city.Column() + " = '99' WHERE id = 5") // no item 99 in Cities
+		for _, c := range []struct {
+			sort string
+			want []int64
+		}{{"owner:asc", []int64{3, 1, 2, 4, 5}}, {"owner:desc", []int64{4, 2, 1, 3, 5}}, {"city:asc", []int64{5, 1, 3, 2, 4}}, {"city:desc", []int64{2, 3, 1, 5, 4}}} {
+			items, _, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Sort: c.sort, Limit: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []int64
+			for _, it := range items {
+				got = append(got, it.ID)
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("vanished, sort %s: %v, want %v", c.sort, got, c.want)
+			}
+		}
+		it3, err := f.svc.GetItem(ctx, f.admin, l.ID, "3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		it5, err := f.svc.GetItem(ctx, f.admin, l.ID, "5")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(it3.FieldValues[owner.ID], []field.Subject{{PrincipalType: "group", ID: refOps}}) ||
+			!reflect.DeepEqual(it5.FieldValues[city.ID], []field.LookupValue{{ItemID: 99}}) {
+			t.Errorf("vanished: %#v %#v", it3.FieldValues[owner.ID], it5.FieldValues[city.ID])
+		}
+		exec("INSERT INTO groups (id, name, created_at, updated_at) VALUES (?, ?, ?, ?)", refOps, "Ops", now, now)
+		principals.Changed(ctx, db, refOps)
+		exec("UPDATE " + sc.list.Table + " SET " + city.Column() + " = NULL WHERE id = 5")
+
 		// stored: references only, no copy column
 		var stored string
 		if err := db.Q(ctx).QueryRowContext(ctx, "SELECT "+owner.Column()+" || '|' || "+city.Column()+" FROM "+sc.list.Table+" WHERE id = 2").Scan(&stored); err != nil {
