@@ -1,7 +1,9 @@
 package test
 
 import (
+	"encoding/json"
 	"fmt"
+	"net/url"
 	"reflect"
 	"testing"
 
@@ -44,6 +46,48 @@ func testLibraryLookups(t *testing.T, s *kit.Server) {
 		t.Fatalf("lookup values: %v", fv)
 	}
 	a.Do(t, "POST", "/lists/"+listID+"/items", map[string]any{"fieldValues": map[string]any{"title": "x", byName: 9999}}).Expect(t, 400, "VALIDATION_ERROR")
+
+	// values are file numbers: filters and sorts reach the current file names
+	a.Do(t, "POST", "/lists/"+listID+"/items", map[string]any{"fieldValues": map[string]any{"title": "two", byName: num(gamma)}}).Expect(t, 201)
+	var titleID string
+	for k, v := range fv {
+		if v == "one" {
+			titleID = k
+		}
+	}
+	titles := func(query string) []string {
+		t.Helper()
+		var items []struct {
+			FieldValues map[string]any `json:"field_values"`
+		}
+		a.Do(t, "GET", "/lists/"+listID+"/items?"+query, nil).Expect(t, 200).Into(t, &items)
+		var out []string
+		for _, x := range items {
+			out = append(out, fmt.Sprint(x.FieldValues[titleID]))
+		}
+		return out
+	}
+	cond := func(op string, v any) string {
+		j, _ := json.Marshal(map[string]any{"conditions": []any{map[string]any{"column": "doc", "operator": op, "value": v}}})
+		return "filter=" + url.QueryEscape(string(j))
+	}
+	for q, want := range map[string][]string{
+		cond("contains", "ALP"): {"one"}, cond("startsWith", "gam"): {"two"}, cond("eq", num(gamma)): {"two"},
+		"sort=doc:asc": {"one", "two"}, "sort=doc:desc": {"two", "one"},
+	} {
+		if got := titles(q); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+	a.Do(t, "PATCH", f.path("/files/%d", num(alpha)), map[string]any{"name": "zeta.pdf"}).Expect(t, 200)
+	if got := titles("sort=doc:asc"); !reflect.DeepEqual(got, []string{"two", "one"}) {
+		t.Errorf("after renaming alpha.pdf: %v", got)
+	}
+	one := a.Do(t, "GET", "/lists/"+listID+"/items/"+fmt.Sprint(num(it)), nil).Expect(t, 200).Map(t)["field_values"].(map[string]any)
+	if one[byName].(map[string]any)["display"] != "zeta.pdf" {
+		t.Errorf("display after the rename: %v", one[byName])
+	}
+	a.Do(t, "PATCH", f.path("/files/%d", num(alpha)), map[string]any{"name": "alpha.pdf"}).Expect(t, 200)
 
 	opts := func(c *kit.Client, query string) map[string]any {
 		return c.Do(t, "GET", "/lists/"+listID+"/lookup-options?targetLibraryId="+f.libID+query, nil).Expect(t, 200).Map(t)
