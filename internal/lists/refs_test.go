@@ -147,6 +147,20 @@ func TestPersonAndLookupReferences(t *testing.T) {
 					t.Errorf("%s: filter %s sort %s: %q, want %q", stage, c.filter, c.sort, got, want)
 				}
 			}
+			// q without a search index compares the displays too
+			for q, want := range map[string][]int64{"team": {2}, "АМСТЕР": {2}, "smith": {1}, "cairo": {3, 2}} {
+				items, _, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Q: q, Limit: 100})
+				if err != nil {
+					t.Fatalf("%s q=%s: %v", stage, q, err)
+				}
+				var got []int64
+				for _, it := range items {
+					got = append(got, it.ID)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("%s: q=%s: %v, want %v", stage, q, got, want)
+				}
+			}
 			it, err := f.svc.GetItem(ctx, f.admin, l.ID, "2")
 			if err != nil {
 				t.Fatal(err)
