@@ -4,10 +4,12 @@
 //
 // The cache is process-wide, one per database, bounded (maxEntries; when full
 // it is emptied and refilled by the next reads) and each entry lives at most
-// TTL. A rename or removal on this instance drops the entry at once (Forget,
-// called by the users and groups services after they write); other instances
-// show the new name at most TTL later. There is no bus event for renames, so
-// the short TTL is the rule between instances.
+// TTL. A rename or removal on this instance drops the entry at once (Changed,
+// called by the users and groups stores after they write). Users: every
+// instance drops it too when the users service's change reaches it on the bus
+// (users.changed, the topic that already invalidates its account cache).
+// Groups have no bus event: other instances show a group's new name at most
+// TTL later.
 package principals
 
 import (

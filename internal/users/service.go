@@ -18,6 +18,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 )
 
@@ -81,6 +82,7 @@ func (s *Service) changed(ctx context.Context, id string) {
 func (s *Service) forget(id string) {
 	s.gen.Add(1)
 	s.cache.Delete(id)
+	principals.For(s.db).Forget(id) // display names of person values, here and (through Listen) on every instance
 }
 
 func account(u *User) auth.Account {

@@ -3,12 +3,14 @@ package users
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
 	"coreportal/internal/auth"
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
 )
@@ -155,5 +157,51 @@ func TestUsers(t *testing.T) {
 				t.Fatalf("missing user: %v", err)
 			}
 		})
+	})
+}
+
+// TestNamesFollowTheBus: a user change announced on the bus (by another
+// instance) drops the user's display name from the principal name cache.
+func TestNamesFollowTheBus(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		b := bus.NewMemory()
+		defer b.Close()
+		svc := NewService(db, b)
+		go svc.Listen(ctx)
+		u, err := svc.Create(ctx, NewUser{Login: "bus", Password: "password-1", DisplayName: "Before"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		names := principals.For(db)
+		if m, err := names.Users(ctx, []string{u.ID}); err != nil || m[u.ID] != "Before" {
+			t.Fatalf("names %v %v", m, err)
+		}
+		// another instance renamed the user: the row changed, this cache did not hear of it yet
+		if _, err := db.W(ctx).ExecContext(ctx, "UPDATE users SET display_name = ? WHERE id = ?", "After", u.ID); err != nil {
+			t.Fatal(err)
+		}
+		if m, _ := names.Users(ctx, []string{u.ID}); m[u.ID] != "Before" {
+			t.Fatalf("cached name expected, got %v", m)
+		}
+		time.Sleep(50 * time.Millisecond) // the listener subscribes
+		if err := b.Publish(ctx, changedTopic, []byte(u.ID)); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			m, err := names.Users(ctx, []string{u.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m[u.ID] == "After" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("name after the bus message: %v", m)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
 	})
 }
