@@ -105,58 +105,71 @@ func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error
 // batches of refBatch rows, each batch in its own transaction. The copy
 // column is what marks the old layout; dropStaleShadows drops it afterwards.
 func (s *Service) compactRefs(ctx context.Context, sc *schema, cols map[string]bool) error {
-	t := safeIdent(sc.list.Table)
 	for _, f := range sc.fields {
-		if (f.Type != field.Person && f.Type != field.Lookup) || f.Col == 0 || !cols[f.CI()] {
+		if !isRefColumn(f) || !cols[f.CI()] {
 			continue
 		}
-		col := safeIdent(f.Column())
-		var last int64
-		for {
-			type row struct {
-				id  int64
-				val string
-			}
-			var batch []row
-			rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, "+col+" FROM "+t+" WHERE id > ? AND "+col+" LIKE '[%' ORDER BY id LIMIT ?", last, refBatch)
-			if err != nil {
-				return fmt.Errorf("compact %s of %s: %w", col, t, err)
-			}
-			for rows.Next() {
-				var r row
-				if err := rows.Scan(&r.id, &r.val); err != nil {
-					rows.Close()
-					return fmt.Errorf("compact %s of %s: %w", col, t, err)
-				}
-				batch = append(batch, r)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("compact %s of %s: %w", col, t, err)
-			}
-			if len(batch) == 0 {
-				break
-			}
-			err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-				for _, r := range batch {
-					v, _ := field.CompactValue(f, r.val)
-					var arg any = v
-					if v == "" {
-						arg = nil
-					}
-					if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE "+t+" SET "+col+" = ? WHERE id = ?", arg, r.id); err != nil {
-						return fmt.Errorf("compact %s of %s: %w", col, t, err)
-					}
-				}
-				return nil
-			})
-			if err != nil {
-				return err
-			}
-			last = batch[len(batch)-1].id
+		if err := s.compactColumn(ctx, sc.list.Table, f); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// isRefColumn reports whether f stores person or lookup references in a
+// column of its own (not created_by: the row's created_by column holds it).
+func isRefColumn(f *field.Def) bool {
+	return (f.Type == field.Person || f.Type == field.Lookup) && f.Col != 0 && f.ColName == "" && f.InternalName != sysCreatedBy
+}
+
+// compactColumn rewrites the JSON entries of one person or lookup column
+// into references, refBatch rows per transaction (or in the caller's).
+func (s *Service) compactColumn(ctx context.Context, table string, f *field.Def) error {
+	t, col := safeIdent(table), safeIdent(f.Column())
+	var last int64
+	for {
+		type row struct {
+			id  int64
+			val string
+		}
+		var batch []row
+		rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT id, "+col+" FROM "+t+" WHERE id > ? AND "+col+" LIKE '[%' ORDER BY id LIMIT ?", last, refBatch)
+		if err != nil {
+			return fmt.Errorf("compact %s of %s: %w", col, t, err)
+		}
+		for rows.Next() {
+			var r row
+			if err := rows.Scan(&r.id, &r.val); err != nil {
+				rows.Close()
+				return fmt.Errorf("compact %s of %s: %w", col, t, err)
+			}
+			batch = append(batch, r)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("compact %s of %s: %w", col, t, err)
+		}
+		if len(batch) == 0 {
+			return nil
+		}
+		err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			for _, r := range batch {
+				v, _ := field.CompactValue(f, r.val)
+				var arg any = v
+				if v == "" {
+					arg = nil
+				}
+				if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE "+t+" SET "+col+" = ? WHERE id = ?", arg, r.id); err != nil {
+					return fmt.Errorf("compact %s of %s: %w", col, t, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		last = batch[len(batch)-1].id
+	}
 }
 
 const refBatch = 1000

@@ -42,6 +42,24 @@ func (s *Service) SchemasChanged(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
+		// archives made before person and lookup values were references hold
+		// their JSON entries: rewrite them now (the tables are new, so no
+		// copy column marks them for the lean migration)
+		l, err := s.st.listAny(ctx, id)
+		if err != nil {
+			return err
+		}
+		fields, err := s.st.fields(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, f := range fields {
+			if isRefColumn(f) {
+				if err := s.compactColumn(ctx, l.Table, f); err != nil {
+					return err
+				}
+			}
+		}
 		s.schemaChanged(ctx, id)
 	}
 	return nil

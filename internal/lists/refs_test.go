@@ -287,6 +287,18 @@ func TestPersonAndLookupReferences(t *testing.T) {
 			t.Errorf("migrated %q", stored)
 		}
 
+		// a restore of an archive made before: JSON entries in a table without copy columns
+		exec("UPDATE "+sc.list.Table+" SET "+owner.Column()+" = ?, "+city.Column()+" = ? WHERE id = 2", old[2][0], old[2][1])
+		if err := f.svc.SchemasChanged(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Q(ctx).QueryRowContext(ctx, "SELECT "+owner.Column()+" || '|' || "+city.Column()+" FROM "+sc.list.Table+" WHERE id = 2").Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if stored != "u:"+refBob+",g:"+refTeam+"|2,3" {
+			t.Errorf("after a restore %q", stored)
+		}
+
 		// SPEC rule 2 on references: no groups, one subject
 		if _, err := f.svc.UpdateField(ctx, f.admin, l.ID, owner.ID, FieldInput{Settings: json.RawMessage(`{"allowGroups":false,"allowMultiple":false}`)}); err != nil {
 			t.Fatal(err)
