@@ -94,6 +94,12 @@ func TestLeanSystemColumns(t *testing.T) {
 			}
 			return out
 		}
+		vt := "By creator"
+		byCreator, err := f.svc.CreateView(ctx, f.admin, l.ID, ViewInput{Title: &vt,
+			Config: json.RawMessage(`{"sort":[{"column":"created_by","direction":"asc"}],"groupBy":{"column":"created_by"}}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
 		check := func(stage string) {
 			t.Helper()
 			for _, c := range creatorCases {
@@ -127,6 +133,21 @@ func TestLeanSystemColumns(t *testing.T) {
 			}
 			if sub, _ := byTitle["o1"].FieldValues[createdF.ID].(field.Subject); sub.ID != other.UserID || sub.Display != "" {
 				t.Errorf("%s: created_by of o1 = %#v", stage, sub)
+			}
+			// a view grouped and sorted by the creator: no index on the
+			// name, groups carry the subject with its name
+			_, meta, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{ViewID: byCreator.ID, Limit: 100})
+			if err != nil || meta.Groups == nil || len(*meta.Groups) != 2 {
+				t.Fatalf("%s: grouped by creator: %+v %v", stage, meta.Groups, err)
+			}
+			found := false
+			for _, g := range *meta.Groups {
+				if sub, ok := g.Value.(field.Subject); ok && sub.ID == f.admin.UserID {
+					found = sub.Display == adminName && g.Count == 2
+				}
+			}
+			if !found {
+				t.Errorf("%s: groups %#v", stage, *meta.Groups)
 			}
 		}
 		check("new table")
