@@ -72,7 +72,7 @@ func (s *Service) lookupTarget(f *field.Def) (field.LookupTarget, bool) {
 func displayField(target *schema, fieldRef string) *field.Def {
 	f := target.field(sysTitle)
 	if fieldRef != "" {
-		if tf, ok := target.resolve(fieldRef); ok && tf.ColName == "" {
+		if tf, ok := target.resolve(fieldRef); ok && !isMeta(tf) {
 			f = tf
 		}
 	}

@@ -197,6 +197,24 @@ func TestLeanSystemColumns(t *testing.T) {
 		if n, err := f.svc.itemCount(ctx, sc.list); err != nil || n != 4 {
 			t.Errorf("item count after a create: %d %v", n, err)
 		}
+		// another list looks items up by their creator's name
+		l2, err := f.svc.Create(ctx, f.admin, NewList{NodeID: f.node, Title: "Refs", Slug: "refs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, typ := "src", "lookup"
+		lf, err := f.svc.CreateField(ctx, f.admin, l2.ID, FieldInput{InternalName: &name, Title: &name, FieldType: &typ,
+			Settings: json.RawMessage(`{"lookupListId":"` + l.ID + `","lookupFieldId":"` + createdF.ID + `"}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := f.svc.CreateItem(ctx, f.admin, l2.ID, raws(map[string]any{"title": "r", "src": before["a1"].ID}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := f.svc.GetItem(ctx, f.admin, l2.ID, fmt.Sprint(ref.ID)); err != nil || !strings.Contains(fmt.Sprint(got.FieldValues[lf.ID]), adminName) {
+			t.Errorf("lookup by creator: %v %v", got.FieldValues[lf.ID], err)
+		}
 		// a second load (another instance) finds nothing to do
 		leanDone.Delete(db.Dialect.String() + "/" + sc.list.Table)
 		if changed, err := f.svc.leanSystemColumns(ctx, mustLoad(t, f.svc, l.ID)); err != nil || changed {
