@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 
@@ -56,6 +57,11 @@ func (s *Service) leanSystemColumns(ctx context.Context, sc *schema) (bool, erro
 	}
 	if changed {
 		s.adhoc.forget(sc.list.Table)
+		// the rebuilt (SQLite) or rewritten (PostgreSQL) table has lost its
+		// planner statistics; without them SQLite may pick other plans
+		if _, err := s.db.W(ctx).ExecContext(ctx, "ANALYZE "+safeIdent(sc.list.Table)); err != nil {
+			slog.WarnContext(ctx, "analyze migrated item table", "list", sc.list.ID, "err", err)
+		}
 	}
 	return changed, nil
 }
