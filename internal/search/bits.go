@@ -61,7 +61,7 @@ func (s *indexStore) foldBits(ctx context.Context) (int, error) {
 		if !got {
 			return nil
 		}
-		pending, err := int64s(ctx, tx, "SELECT bit FROM search_bits_pending ORDER BY bit LIMIT ?", bitsBatch)
+		pending, err := column[int64](ctx, tx, "SELECT bit FROM search_bits_pending ORDER BY bit LIMIT ?", bitsBatch)
 		if err != nil || len(pending) == 0 {
 			return err
 		}
@@ -219,32 +219,16 @@ func (s *indexStore) foldAll(ctx context.Context) {
 	}
 }
 
-func stringsOf(ctx context.Context, q store.Querier, sql string, args ...any) ([]string, error) {
-	rows, err := q.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search count: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("search count: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
-func int64s(ctx context.Context, q store.Querier, sql string, args ...any) ([]int64, error) {
+// column reads the one column of a query's rows.
+func column[T any](ctx context.Context, q store.Querier, sql string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, sql, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search bits: %w", err)
 	}
 	defer rows.Close()
-	var out []int64
+	var out []T
 	for rows.Next() {
-		var v int64
+		var v T
 		if err := rows.Scan(&v); err != nil {
 			return nil, fmt.Errorf("search bits: %w", err)
 		}
@@ -457,7 +441,7 @@ func (s *indexStore) readBits(ctx context.Context, rq store.Querier, q query, tq
 			return nil, false, nil
 		}
 	}
-	pending, err := int64s(ctx, rq, "SELECT bit FROM search_bits_pending LIMIT ?", maxPending+1)
+	pending, err := column[int64](ctx, rq, "SELECT bit FROM search_bits_pending LIMIT ?", maxPending+1)
 	if err != nil || len(pending) > maxPending {
 		return nil, false, err
 	}
@@ -485,7 +469,7 @@ func (s *indexStore) rowSources(ctx context.Context, rq store.Querier, q query, 
 	}
 	if q.rights != nil && len(q.rights.granted) > 0 {
 		ids := s.idList()
-		below, err := stringsOf(ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
+		below, err := column[string](ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
 		if err != nil {
 			return nil, err
 		}
