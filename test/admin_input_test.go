@@ -1,6 +1,7 @@
 package test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -103,7 +104,21 @@ func TestAdminInput(t *testing.T) {
 					t.Fatalf("the restore did not start: %v", r)
 				}
 			}
-			adm.Do(t, "POST", "/nodes", map[string]any{"slug": "while-verifying", "title": "x"}).Expect(t, 503, "UNAVAILABLE")
+			// the runner marks the record running, then raises the flag, which
+			// every instance sees within a second (it is cached): writes are
+			// refused from then on, before any row changes
+			for i, deadline := 0, time.Now().Add(5*time.Second); ; i++ {
+				r := adm.Do(t, "POST", "/nodes", map[string]any{"slug": fmt.Sprintf("while-verifying-%d", i), "title": "x"})
+				if r.Status == 503 {
+					r.Expect(t, 503, "UNAVAILABLE")
+					break
+				}
+				r.Expect(t, 201)
+				if time.Now().After(deadline) {
+					t.Fatal("writes are still accepted 5 s after the restore started")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
 			pipe, err := os.OpenFile(file, os.O_WRONLY, 0)
 			if err != nil {
 				t.Fatal(err)
