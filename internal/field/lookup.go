@@ -218,7 +218,7 @@ func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 		if !ok {
 			return "1 = 0", nil, nil // the target is gone: no display matches
 		}
-		sub := "SELECT " + t.Key + " FROM " + t.Table + " WHERE " + t.where() + t.Text + " LIKE ?" + esc
+		sub := "SELECT lk." + t.Key + " FROM " + t.Table + " lk WHERE " + t.where() + t.Text + " LIKE ?" + esc
 		return col + " IS NOT NULL AND " + anyOf(d, col, sub, true), []any{p}, nil
 	}
 	return "", nil, unsupported(f, op)

@@ -42,9 +42,12 @@ type Displays struct {
 // LookupTarget is a lookup target in SQL. Every part is built by the server
 // from validated ids, never from request text.
 type LookupTarget struct {
-	Table   string // table of the target items
-	Key     string // column holding the item number
-	Where   string // condition limiting Table to the target ("" = none)
+	Table string // table of the target items
+	Key   string // column holding the item number
+	// Where limits Table (alias lk) to the target and to the rows the caller
+	// may view ("" = none); a hidden row matches no text operator and sorts
+	// as an empty display.
+	Where   string
 	Display string // sort expression of the display (folded text or a typed column)
 	Text    string // lower-cased display text for contains/startsWith
 	// Textual: Display is text, so a vanished target item (or an empty

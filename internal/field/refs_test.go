@@ -81,8 +81,8 @@ func TestReferenceFilters(t *testing.T) {
 		{Lookup, sq, OpIn, "7, 8", `((',' || f_3 || ',') LIKE ? OR (',' || f_3 || ',') LIKE ?)`, []any{"%,7,%", "%,8,%"}},
 		{Lookup, sq, OpNe, map[string]any{"itemId": float64(7)}, `(f_3 IS NULL OR NOT ((',' || f_3 || ',') LIKE ?))`, []any{"%,7,%"}},
 		{Lookup, sq, OpEq, "seven", "", nil},
-		{Lookup, sq, OpContains, "Ber", `f_3 IS NOT NULL AND EXISTS (SELECT 1 FROM json_each('[' || f_3 || ']') WHERE value IN (SELECT id FROM li_t WHERE cp_lower(f_1) LIKE ? ESCAPE '\'))`, []any{"%ber%"}},
-		{Lookup, pg, OpContains, "Ber", `f_3 IS NOT NULL AND CAST(string_to_array(f_3, ',') AS bigint[]) && ARRAY(SELECT id FROM li_t WHERE cp_lower(f_1) LIKE ? ESCAPE '\')`, []any{"%ber%"}},
+		{Lookup, sq, OpContains, "Ber", `f_3 IS NOT NULL AND EXISTS (SELECT 1 FROM json_each('[' || f_3 || ']') WHERE value IN (SELECT lk.id FROM li_t lk WHERE cp_lower(f_1) LIKE ? ESCAPE '\'))`, []any{"%ber%"}},
+		{Lookup, pg, OpContains, "Ber", `f_3 IS NOT NULL AND CAST(string_to_array(f_3, ',') AS bigint[]) && ARRAY(SELECT lk.id FROM li_t lk WHERE cp_lower(f_1) LIKE ? ESCAPE '\')`, []any{"%ber%"}},
 		{Lookup, nil, OpContains, "Ber", "", nil},
 		{Lookup, sq, OpLt, float64(3), "", nil},
 	}

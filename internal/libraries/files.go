@@ -25,6 +25,7 @@ type ListQuery struct {
 // Files returns one page of a folder's children the caller can view:
 // folders first, then by the sort key (view on the folder, or the library at the root).
 func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string, q ListQuery) ([]FileOut, web.PageMeta, error) {
+	ctx = asViewer(ctx, p)
 	l, err := s.open(ctx, p, libraryID, acl.View)
 	if err != nil {
 		return nil, web.PageMeta{}, err
@@ -79,6 +80,7 @@ func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string
 
 // File returns one file or folder record (view on it).
 func (s *Service) File(ctx context.Context, p *auth.Principal, libraryID, ref string) (FileOut, error) {
+	ctx = asViewer(ctx, p)
 	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.View)
 	if err != nil {
 		return FileOut{}, err
@@ -121,6 +123,7 @@ type NewFolder struct {
 // CreateFolder adds a folder (add on the library or the parent folder).
 // Required custom fields are not checked (SPEC.md, Libraries).
 func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID string, in NewFolder) (FileOut, error) {
+	ctx = asViewer(ctx, p)
 	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return FileOut{}, err
@@ -184,6 +187,7 @@ type FilePatch struct {
 // A folder cannot move into itself or below itself, and a name is unique per
 // folder (case-insensitive): both answer 409.
 func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, ref string, in FilePatch) (FileOut, error) {
+	ctx = asViewer(ctx, p)
 	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Edit)
 	if err != nil {
 		return FileOut{}, err

@@ -22,6 +22,7 @@ import (
 // field settings: the caller must view the library (a missing or hidden one
 // answers 404 alike), lookupNodeId when given must be its node.
 func (s *Service) CheckTarget(ctx context.Context, p *auth.Principal, libraryID, nodeID, fieldRef string) error {
+	ctx = asViewer(ctx, p)
 	notFound := fault.NotFound("lookup library").With("field", "settings.lookupLibraryId")
 	l, err := s.load(ctx, libraryID)
 	if fault.Is(err, fault.CodeNotFound) {
@@ -74,6 +75,7 @@ func display(f *File, col string, cf *field.Def) string {
 // Display returns the lookup display of file number n of a library; a missing
 // library or file and one the caller cannot view answer fault.NotFound alike.
 func (s *Service) Display(ctx context.Context, p *auth.Principal, libraryID, fieldRef string, n int64) (string, error) {
+	ctx = asViewer(ctx, p)
 	l, err := s.load(ctx, libraryID)
 	if err != nil {
 		return "", err
@@ -108,6 +110,7 @@ const optionScan = 5000
 // can view, by name, whose display contains q (case-insensitive).
 // accessDenied is true when the caller cannot view the library (or it does not exist).
 func (s *Service) Options(ctx context.Context, p *auth.Principal, libraryID, fieldRef, q string, limit int) ([]field.LookupValue, bool, error) {
+	ctx = asViewer(ctx, p)
 	l, err := s.load(ctx, libraryID)
 	if fault.Is(err, fault.CodeNotFound) {
 		return []field.LookupValue{}, true, nil

@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
+	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/principals"
 	"coreportal/internal/store"
@@ -149,14 +153,53 @@ func (s *Service) outOne(ctx context.Context, l *lib, f *File) (FileOut, error) 
 	return o[0], nil
 }
 
-// Displays returns the lookup displays of files of a library by number (no
-// access check: whoever reads the referring value sees them); missing files
-// and libraries are absent from the map.
+// Displays returns the lookup displays of files of a library by number that
+// the caller bound to ctx (auth.FromContext; none: no file) can view, the
+// folder listing's rule (view on the parent folder or library and not a file
+// hidden by broken inheritance, or a file granted to the caller), asked once
+// per parent folder; missing and hidden files and libraries are absent from
+// the map (the referring value shows display "").
 func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numbers []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	l, err := s.load(ctx, libraryID)
 	if err != nil {
 		return out, nil //nolint:nilerr // a missing target shows empty displays
+	}
+	p := auth.FromContext(ctx)
+	if p == nil {
+		return out, nil
+	}
+	type folderVis struct {
+		level       acl.Level
+		deny, allow map[string]bool
+	}
+	folders := map[int64]*folderVis{}
+	sees := func(f *File) (bool, error) {
+		v := folders[f.ParentNo]
+		if v == nil {
+			parent, _, err := s.folderRef(ctx, l, f.ParentNo)
+			if err != nil {
+				if fault.Is(err, fault.CodeNotFound) {
+					folders[f.ParentNo] = &folderVis{}
+					return false, nil
+				}
+				return false, err
+			}
+			lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, parent, acl.File)
+			if err != nil {
+				return false, fmt.Errorf("lookup displays: %w", err)
+			}
+			v = &folderVis{level: lvl, deny: map[string]bool{}, allow: map[string]bool{}}
+			for _, g := range deny {
+				v.deny[strings.ToLower(g)] = true
+			}
+			for _, g := range allow {
+				v.allow[strings.ToLower(g)] = true
+			}
+			folders[f.ParentNo] = v
+		}
+		g := strings.ToLower(f.GUID)
+		return v.allow[g] || v.level >= acl.View && !v.deny[g], nil
 	}
 	cf, err := displayColumn(l, fieldRef)
 	if err != nil {
@@ -188,7 +231,13 @@ func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numb
 			}
 		}
 		for _, f := range files {
-			out[f.Number] = display(f, fieldRef, cf)
+			ok, err := sees(f)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out[f.Number] = display(f, fieldRef, cf)
+			}
 		}
 	}
 	return out, nil
@@ -198,12 +247,25 @@ func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numb
 // rows of library_files keyed by number, displayed by name, number, MIME type
 // or type. A custom display field lives inside field_values: filters and
 // sorts by display then compare the file number.
-func (s *Service) DisplaySQL(ctx context.Context, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool) {
+//
+// Only files p can view take part: without view on the library no row does;
+// files inside an isolated file or folder p cannot view (and everything below
+// such a folder) are left out. This is stricter than the folder listing in
+// one case: a file granted to p below a folder hidden from p is left out too
+// (it then matches no text operator and sorts as an empty display while its
+// display is shown).
+func (s *Service) DisplaySQL(ctx context.Context, p *auth.Principal, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool) {
+	ctx = asViewer(ctx, p)
 	id, ok := store.CanonicalUUID(strings.TrimSpace(libraryID))
 	if !ok {
 		return field.LookupTarget{}, false
 	}
-	t := field.LookupTarget{Table: "library_files", Key: "number", Where: "library_id = '" + id + "'",
+	where, err := s.visibleSQL(ctx, p, id)
+	if err != nil {
+		slog.WarnContext(ctx, "lookup library visibility", "library", id, "err", err)
+		where = "1 = 0"
+	}
+	t := field.LookupTarget{Table: "library_files", Key: "number", Where: "lk.library_id = '" + id + "'" + where,
 		Display: "lk.number", Text: "CAST(number AS TEXT)"}
 	switch fieldRef {
 	case "", "name":
@@ -214,6 +276,61 @@ func (s *Service) DisplaySQL(ctx context.Context, d store.Dialect, libraryID, fi
 		t.Display, t.Text, t.Textual = "(CASE WHEN lk.is_folder THEN 'folder' ELSE 'file' END)", "(CASE WHEN is_folder THEN 'folder' ELSE 'file' END)", true
 	}
 	return t, true
+}
+
+// visibleSQL is the condition (" AND …", or "") on the files (alias lk) of
+// library id that p can view, for DisplaySQL. The isolated files and folders
+// of a library are few (exceptions): each is checked with the acl engine and
+// the numbers of the hidden ones, with their subtrees, are excluded.
+func (s *Service) visibleSQL(ctx context.Context, p *auth.Principal, id string) (string, error) {
+	lvl, err := s.acl.Level(ctx, p, libRef(id))
+	if err != nil {
+		return "", err
+	}
+	if lvl < acl.View {
+		return " AND 1 = 0", nil
+	}
+	if p.IsAdmin {
+		return "", nil
+	}
+	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT guid, number FROM library_files WHERE library_id = ? AND inherits_permissions = ?", id, false)
+	if err != nil {
+		return "", fmt.Errorf("isolated files: %w", err)
+	}
+	type iso struct {
+		guid   string
+		number int64
+	}
+	var isolated []iso
+	for rows.Next() {
+		var x iso
+		if err := rows.Scan(&x.guid, &x.number); err != nil {
+			rows.Close()
+			return "", fmt.Errorf("isolated files: %w", err)
+		}
+		isolated = append(isolated, x)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("isolated files: %w", err)
+	}
+	var hidden []string
+	for _, x := range isolated {
+		l, err := s.acl.Level(ctx, p, fileRef(x.guid))
+		if err != nil {
+			return "", err
+		}
+		if l < acl.View {
+			hidden = append(hidden, strconv.FormatInt(x.number, 10))
+		}
+	}
+	if len(hidden) == 0 {
+		return "", nil
+	}
+	// id is a canonical UUID and the numbers are integers: no request text
+	return " AND lk.number NOT IN (WITH RECURSIVE hid(n) AS (SELECT number FROM library_files WHERE library_id = '" + id +
+		"' AND number IN (" + strings.Join(hidden, ", ") + ") UNION SELECT c.number FROM library_files c JOIN hid ON c.parent_no = hid.n" +
+		" WHERE c.library_id = '" + id + "') SELECT n FROM hid)", nil
 }
 
 // compacted remembers the libraries whose files were checked by compactValues.
@@ -293,4 +410,13 @@ func (s *Service) compactFiles(ctx context.Context, l *lib, refs []*field.Def) e
 		}
 	}
 	return nil
+}
+
+// asViewer binds p to ctx as the caller lookup displays are resolved for
+// (Displays reads it).
+func asViewer(ctx context.Context, p *auth.Principal) context.Context {
+	if p == nil || auth.FromContext(ctx) == p {
+		return ctx
+	}
+	return auth.WithPrincipal(ctx, p)
 }

@@ -67,6 +67,7 @@ func ContentType(declared, sniffed string) string {
 // the bytes are stored and before anything is recorded: an error from it
 // drops the bytes and is returned (the handler checks the rest of the form there).
 func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, parentID, fileName, declared string, r io.Reader, finish func() error) (out FileOut, created bool, err error) {
+	ctx = asViewer(ctx, p)
 	l, err := s.loadParam(ctx, libraryID)
 	if err != nil {
 		return FileOut{}, false, err

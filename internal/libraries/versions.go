@@ -15,6 +15,7 @@ import (
 
 // Versions lists the versions of a file, newest first (view on the file).
 func (s *Service) Versions(ctx context.Context, p *auth.Principal, libraryID, ref string) ([]FileVersion, error) {
+	ctx = asViewer(ctx, p)
 	_, f, err := s.openFile(ctx, p, libraryID, ref, acl.View)
 	if err != nil {
 		return nil, err
@@ -36,6 +37,7 @@ func (s *Service) Versions(ctx context.Context, p *auth.Principal, libraryID, re
 // version (edit on the file); field values are left as they are. The bytes
 // are copied to a blob of the new version, so purging versions never shares blobs.
 func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, libraryID, ref, versionID string) (FileOut, error) {
+	ctx = asViewer(ctx, p)
 	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Edit)
 	if err != nil {
 		return FileOut{}, err

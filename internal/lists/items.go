@@ -125,6 +125,7 @@ func (s *Service) present(ctx context.Context, p *auth.Principal, it *Item) (Ite
 
 // CreateItem adds an item (add on the list).
 func (s *Service) CreateItem(ctx context.Context, p *auth.Principal, listID string, in Values) (ItemOut, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.open(ctx, p, listID, acl.Add)
 	if err != nil {
 		return ItemOut{}, err
@@ -209,6 +210,7 @@ func (s *Service) event(ctx context.Context, name string, sc *schema, it *Item, 
 
 // GetItem returns one item by number or guid (view on the item).
 func (s *Service) GetItem(ctx context.Context, p *auth.Principal, listID, ref string) (ItemOut, error) {
+	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
 		return ItemOut{}, err
@@ -247,6 +249,7 @@ func (s *Service) itemFor(ctx context.Context, p *auth.Principal, listID, ref st
 
 // UpdateItem merges values into an item (edit on the item), then validates the whole set.
 func (s *Service) UpdateItem(ctx context.Context, p *auth.Principal, listID, ref string, in Values) (ItemOut, error) {
+	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.Edit)
 	if err != nil {
 		return ItemOut{}, err
@@ -302,6 +305,9 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		}
 		if s.publish != nil {
 			snap := syncItem(it)
+			// one frame goes to every subscriber who can view the item, not
+			// necessarily its lookup targets: no lookup display travels
+			snap.FieldValues = withoutLookupDisplays(sc.fields, it.Values)
 			listID, number := sc.list.ID, it.Number
 			store.AfterCommit(ctx, func() { s.publish(context.WithoutCancel(ctx), listID, number, snap) })
 		}
@@ -337,6 +343,7 @@ const (
 
 // DeleteItem moves an item to the recycle bin (delete on the item).
 func (s *Service) DeleteItem(ctx context.Context, p *auth.Principal, listID, ref string) error {
+	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.Delete)
 	if err != nil {
 		return err
@@ -392,6 +399,7 @@ type ItemInheritance struct {
 
 // ItemPermissionSettings returns the inheritance flag (view on the item).
 func (s *Service) ItemPermissionSettings(ctx context.Context, p *auth.Principal, listID, ref string) (ItemInheritance, error) {
+	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
 		return ItemInheritance{}, err
@@ -405,6 +413,7 @@ func (s *Service) ItemPermissionSettings(ctx context.Context, p *auth.Principal,
 
 // SetItemInheritance breaks or restores inheritance (administrators).
 func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, listID, ref string, inherit bool) (ItemInheritance, error) {
+	ctx = asViewer(ctx, p)
 	if !p.IsAdmin {
 		return ItemInheritance{}, fault.Forbidden("only administrators change item permission inheritance")
 	}

@@ -44,8 +44,13 @@ func (s *Service) qCondition(sc *schema, q string) (string, []any) {
 			expr = field.ChoiceFrame(safeIdent(f.Column()))
 		case field.HTMLText, field.Link:
 			expr = safeIdent(f.CI())
-		case field.Lookup, field.Person:
-			// the displays: the subjects or target items whose display contains q
+		case field.Lookup:
+			// never the displays of lookup targets: they are another list's
+			// text (hidden from some callers, and the search index leaves
+			// them out as well)
+			continue
+		case field.Person:
+			// the displays: the subjects whose name contains q
 			if cond, a, err := field.MustOf(f).Filter(f, field.OpContains, field.Operand{Value: q}); err == nil {
 				parts = append(parts, "("+cond+")")
 				args = append(args, a...)

@@ -105,6 +105,7 @@ func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
 
 // ListItems is the paged, filtered, sorted listing; everything happens in SQL.
 func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID string, in ListParams) ([]ItemOut, ListMeta, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
 		return nil, ListMeta{}, err
@@ -149,7 +150,10 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 			keys = append([]query.SortKey{{Column: f.ID, Direction: "asc"}}, keys...)
 		}
 	}
-	order, err := query.OrderBy(sortName, keys, sc.resolve)
+	// lookup displays in filters and sorts reach only the target rows the
+	// caller can view
+	resolve := s.viewResolve(ctx, p, sc)
+	order, err := query.OrderBy(sortName, keys, resolve)
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
@@ -158,11 +162,11 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 		return nil, ListMeta{}, err
 	}
 	op := field.Operand{UserID: p.UserID, Today: today()}
-	viewSQL, viewArgs, err := v.Config.Filter.SQL("viewId", sc.resolve, op)
+	viewSQL, viewArgs, err := v.Config.Filter.SQL("viewId", resolve, op)
 	if err != nil {
 		return nil, ListMeta{}, err
 	}
-	userSQL, userArgs, err := userFilter.SQL("filter", sc.resolve, op)
+	userSQL, userArgs, err := userFilter.SQL("filter", resolve, op)
 	if err != nil {
 		return nil, ListMeta{}, err
 	}

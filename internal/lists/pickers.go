@@ -29,6 +29,7 @@ const MaxPersonOptions = 15
 // PersonOptions searches users (display name, login, email) and groups (name,
 // description) allowed by the field's settings (view on the list).
 func (s *Service) PersonOptions(ctx context.Context, p *auth.Principal, listID, fieldID, q string, exclude []string) ([]ListPersonOption, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
 		return nil, err
@@ -122,6 +123,7 @@ const maxLookupOptions = 50
 // LookupOptions searches items of the target list by the display field. A
 // target the caller cannot view answers accessDenied=true with no options.
 func (s *Service) LookupOptions(ctx context.Context, p *auth.Principal, listID, targetList, targetLibrary, q, fieldRef string) (LookupOptions, error) {
+	ctx = asViewer(ctx, p)
 	if _, err := s.open(ctx, p, listID, acl.View); err != nil {
 		return LookupOptions{}, err
 	}

@@ -61,6 +61,7 @@ const MaxQuickRows = 500
 // are reported per cell and nothing else is rolled back. Updates need edit on
 // the item, creates need add on the list.
 func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID string, updates []QuickUpdate, creates []QuickCreate) (QuickResult, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
 		return QuickResult{}, err
@@ -155,6 +156,7 @@ func rowFailure(ctx context.Context, err error, domain string) string {
 // SyncState returns the current state of items by number (view on list and item);
 // items that are gone or hidden are left out.
 func (s *Service) SyncState(ctx context.Context, p *auth.Principal, listID string, ids []int64) ([]SyncItem, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.open(ctx, p, listID, acl.View)
 	if err != nil {
 		return nil, err
@@ -195,6 +197,7 @@ func (s *Service) SyncState(ctx context.Context, p *auth.Principal, listID strin
 
 // CanViewItem reports whether p may view item number n (for the live stream).
 func (s *Service) CanViewItem(ctx context.Context, p *auth.Principal, listID string, n int64) bool {
+	ctx = asViewer(ctx, p)
 	sc, err := s.load(ctx, listID)
 	if err != nil {
 		return false

@@ -44,6 +44,7 @@ func (s *Service) openWithNodeRight(ctx context.Context, p *auth.Principal, id s
 
 // DeleteList moves a list with its content to the recycle bin (delete on the node).
 func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) error {
+	ctx = asViewer(ctx, p)
 	sc, err := s.openWithNodeRight(ctx, p, id, acl.Delete)
 	if err != nil {
 		return err
@@ -82,6 +83,7 @@ func (s *Service) DeleteList(ctx context.Context, p *auth.Principal, id string) 
 
 // RecycleContent moves every item of a list to the recycle bin (delete on the node).
 func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id string) (int, error) {
+	ctx = asViewer(ctx, p)
 	sc, err := s.openWithNodeRight(ctx, p, id, acl.Delete)
 	if err != nil {
 		return 0, err

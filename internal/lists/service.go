@@ -52,11 +52,12 @@ type LibraryLookups interface {
 	// accessDenied when the caller cannot view the library.
 	Options(ctx context.Context, p *auth.Principal, libraryID, fieldRef, q string, limit int) (opts []field.LookupValue, accessDenied bool, err error)
 	// Displays returns the display texts of files by number for reading
-	// lookup values (no access check: the item's reader sees them); missing
-	// files and libraries are absent.
+	// lookup values, of the files the caller bound to ctx (auth.FromContext)
+	// can view; missing and hidden files and libraries are absent.
 	Displays(ctx context.Context, libraryID, fieldRef string, numbers []int64) (map[int64]string, error)
-	// DisplaySQL is the target of a library lookup in SQL (filters and sorts by display).
-	DisplaySQL(ctx context.Context, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool)
+	// DisplaySQL is the target of a library lookup in SQL (filters and sorts
+	// by display), limited to the files p can view.
+	DisplaySQL(ctx context.Context, p *auth.Principal, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool)
 }
 
 // UseLibraries plugs in lookups to document libraries.

@@ -82,6 +82,7 @@ func (s *Service) addVersion(ctx context.Context, sc *schema, it *Item, prev map
 
 // ItemVersions returns the version history of an item (view on the item), newest first.
 func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, ref string) (VersionHistory, error) {
+	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.View)
 	if err != nil {
 		return VersionHistory{}, err
@@ -116,6 +117,38 @@ func (s *Service) ItemVersions(ctx context.Context, p *auth.Principal, listID, r
 	}
 	if err := rows.Err(); err != nil {
 		return VersionHistory{}, err
+	}
+	// snapshots keep the displays of their time: those of lookup targets the
+	// caller cannot view (now) are blanked
+	var snaps []map[string]any
+	type side struct {
+		v     int
+		field string
+		old   bool
+		m     map[string]any
+	}
+	var sides []side
+	for i, v := range out.Versions {
+		if v.FieldValues != nil {
+			snaps = append(snaps, v.FieldValues)
+		}
+		for fid, ch := range v.Changes {
+			o, n := map[string]any{fid: ch.Old}, map[string]any{fid: ch.New}
+			snaps = append(snaps, o, n)
+			sides = append(sides, side{i, fid, true, o}, side{i, fid, false, n})
+		}
+	}
+	if err := s.hideLookupDisplays(ctx, sc.fields, snaps); err != nil {
+		return VersionHistory{}, err
+	}
+	for _, sd := range sides {
+		ch := out.Versions[sd.v].Changes[sd.field]
+		if sd.old {
+			ch.Old = sd.m[sd.field]
+		} else {
+			ch.New = sd.m[sd.field]
+		}
+		out.Versions[sd.v].Changes[sd.field] = ch
 	}
 	names, err := s.st.userNames(ctx, users)
 	if err != nil {
