@@ -100,7 +100,7 @@ func MergeSettings(cur, in FieldSettings, raw json.RawMessage) FieldSettings {
 	return out
 }
 
-// Tightened reports whether new settings of a choice or person field allow
+// Tightened reports whether new settings of a choice, person or lookup field allow
 // less than the old ones, so stored values must be normalised.
 func Tightened(old, f *Def) bool {
 	switch f.Type {
@@ -115,6 +115,8 @@ func Tightened(old, f *Def) bool {
 		return old.Settings.Multiple(true) && !f.Settings.Multiple(true) ||
 			PersonAllows(old.Settings, "user") && !PersonAllows(f.Settings, "user") ||
 			PersonAllows(old.Settings, "group") && !PersonAllows(f.Settings, "group")
+	case Lookup:
+		return old.Settings.Multiple(false) && !f.Settings.Multiple(false)
 	}
 	return false
 }
@@ -148,6 +150,15 @@ func Narrow(f *Def, v any) any {
 			return nil
 		}
 		if !f.Settings.Multiple(true) {
+			return keep[0]
+		}
+		return keep
+	case Lookup:
+		keep := Lookups(v)
+		if len(keep) == 0 {
+			return nil
+		}
+		if !f.Settings.Multiple(false) {
 			return keep[0]
 		}
 		return keep

@@ -15,6 +15,9 @@ func TestNarrowAndTightened(t *testing.T) {
 	person := func(users, groups, multi *bool) *Def {
 		return &Def{Type: Person, Settings: FieldSettings{AllowUsers: users, AllowGroups: groups, AllowMultiple: multi}}
 	}
+	lookup := func(multi *bool) *Def {
+		return &Def{Type: Lookup, Settings: FieldSettings{LookupListID: "l", AllowMultiple: multi}}
+	}
 	u := map[string]any{"principalType": "user", "id": "u1", "display": "U"}
 	g := map[string]any{"principalType": "group", "id": "g1", "display": "G"}
 	cases := []struct {
@@ -30,6 +33,10 @@ func TestNarrowAndTightened(t *testing.T) {
 		{"choice widened", choice(false, "a"), choice(false, "a", "b"), "a", "a", false},
 		{"person no groups", person(&yes, &yes, &yes), person(&yes, &no, &yes), []any{g, u}, []Subject{{PrincipalType: "user", ID: "u1", Display: "U"}}, true},
 		{"person single", person(nil, nil, nil), person(nil, nil, &no), []any{u, g}, Subject{PrincipalType: "user", ID: "u1", Display: "U"}, true},
+		{"lookup single keeps first", lookup(&yes), lookup(&no), []LookupValue{{ItemID: 7}, {ItemID: 8}, {ItemID: 10}}, LookupValue{ItemID: 7}, true},
+		{"lookup single from JSON", lookup(&yes), lookup(nil), []any{map[string]any{"itemId": 8.0}, map[string]any{"itemId": 3.0}}, LookupValue{ItemID: 8}, true},
+		{"lookup widened", lookup(&no), lookup(&yes), LookupValue{ItemID: 7}, []LookupValue{{ItemID: 7}}, false},
+		{"lookup empty", lookup(&yes), lookup(&no), nil, nil, true},
 		{"text untouched", &Def{Type: Text}, &Def{Type: Text}, "x", "x", false},
 	}
 	for _, c := range cases {

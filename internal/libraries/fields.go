@@ -153,7 +153,9 @@ func (s *Service) normaliseStored(ctx context.Context, l *lib, f *field.Def) err
 			rows.Close()
 			return err
 		}
-		if reflect.DeepEqual(valueOf(f, nj), cur) {
+		// compare the stored text: cur was read with the new settings (a
+		// single person or lookup value already shows only its first entry)
+		if string(nj) == string(vals[f.ID]) || reflect.DeepEqual(valueOf(f, nj), cur) && !isRef(f) {
 			continue
 		}
 		if next == nil {

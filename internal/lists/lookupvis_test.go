@@ -218,3 +218,83 @@ func TestLookupDisplaysHiddenTargets(t *testing.T) {
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }
+
+// TestLookupAllowMultipleNarrowed: a lookup field tightened from
+// allowMultiple true to false keeps the first entry of every stored value
+// (SPEC Lists rule 2, as person and choice fields), so filters act on what
+// is shown and widening again brings nothing back (attack finding F3).
+func TestLookupAllowMultipleNarrowed(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f := newFixture(t, db)
+		target, err := f.svc.Create(ctx, f.admin, NewList{NodeID: f.node, Title: "Targets", Slug: "targets"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []string{"seven", "eight", "nine"} {
+			if _, err := f.svc.CreateItem(ctx, f.admin, target.ID, raws(map[string]any{"title": c})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		l, err := f.svc.Create(ctx, f.admin, NewList{NodeID: f.node, Title: "Refs", Slug: "refs"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name, typ := "ref", "lookup"
+		fd, err := f.svc.CreateField(ctx, f.admin, l.ID, FieldInput{InternalName: &name, Title: &name, FieldType: &typ,
+			Settings: json.RawMessage(`{"lookupListId":"` + target.ID + `","allowMultiple":true}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range []map[string]any{{"title": "a", "ref": []int{1, 2, 3}}, {"title": "b", "ref": []int{2}}, {"title": "c"}} {
+			if _, err := f.svc.CreateItem(ctx, f.admin, l.ID, raws(v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setMulti := func(multi bool) {
+			t.Helper()
+			st := fmt.Sprintf(`{"lookupListId":%q,"allowMultiple":%v}`, target.ID, multi)
+			if _, err := f.svc.UpdateField(ctx, f.admin, l.ID, fd.ID, FieldInput{Settings: json.RawMessage(st)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		setMulti(false)
+		count := func(filter string) int {
+			t.Helper()
+			_, meta, err := f.svc.ListItems(ctx, f.admin, l.ID, ListParams{Filter: filter, Limit: 100})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return meta.Total
+		}
+		cond := func(op, v string) string {
+			return `{"conditions":[{"column":"ref","operator":"` + op + `","value":` + v + `}]}`
+		}
+		for _, c := range []struct {
+			filter string
+			want   int
+		}{
+			{cond("eq", "1"), 1}, {cond("eq", "2"), 1}, {cond("eq", "3"), 0},
+			{cond("in", "[3]"), 0}, {cond("contains", `"nine"`), 0}, {cond("contains", `"eight"`), 1},
+		} {
+			if got := count(c.filter); got != c.want {
+				t.Errorf("after allowMultiple=false: %s: %d, want %d", c.filter, got, c.want)
+			}
+		}
+		it, err := f.svc.GetItem(ctx, f.admin, l.ID, "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := it.FieldValues[fd.ID], (field.LookupValue{ItemID: 1, Display: "seven"}); !reflect.DeepEqual(got, want) {
+			t.Errorf("single value %#v, want %#v", got, want)
+		}
+		setMulti(true)
+		it, err = f.svc.GetItem(ctx, f.admin, l.ID, "1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := it.FieldValues[fd.ID], []field.LookupValue{{ItemID: 1, Display: "seven"}}; !reflect.DeepEqual(got, want) {
+			t.Errorf("widened again: %#v, want %#v", got, want)
+		}
+	})
+}
