@@ -32,8 +32,9 @@ const (
 // bitsLock serialises folding across instances (pg_try_advisory_xact_lock).
 const bitsLock = 7_306_118_750
 
-// bitsBatch is how many pending entries one fold reads.
-const bitsBatch = 20000
+// bitsBatch is how many pending entries one fold reads: a chunk, so that a
+// bulk fold (after a crawl) writes each bitmap of a chunk about once.
+const bitsBatch = 1 << chunkShift
 
 // maxPending is the number of unfolded entries up to which a count reads
 // them row by row; beyond (after a crawl or a bulk load, until the worker
