@@ -144,6 +144,18 @@ func TestListsLookupHiddenTargets(t *testing.T) {
 		if r := a.Do(t, "GET", refs.path("/items/1/versions"), nil).Expect(t, 200); !strings.Contains(string(r.Raw), "Merger") {
 			t.Errorf("admin's versions: %s", r.Raw)
 		}
+		// the search index holds no lookup displays (F2): neither hidden
+		// titles nor visible ones find the referencing items
+		for _, c := range []*kit.Client{alice, a} {
+			for _, q := range []string{"secret", "zeta", "confidential", "public", "open one"} {
+				hits, _ := searchHits(t, c, q)
+				for _, h := range hits {
+					if title := fmt.Sprint(h["title"]); title == "r1" || title == "r2" {
+						t.Errorf("search %q finds %s through a lookup display: %v", q, title, h)
+					}
+				}
+			}
+		}
 		// sync-state and quick-edit answers
 		if r := alice.Do(t, "GET", refs.path("/items/sync-state?ids=1,2"), nil).Expect(t, 200); strings.Contains(string(r.Raw), "Merger") || strings.Contains(string(r.Raw), "acquisition") {
 			t.Errorf("alice's sync-state: %s", r.Raw)

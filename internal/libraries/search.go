@@ -22,10 +22,15 @@ func libraryDoc(l *Library) search.Doc {
 }
 
 // fileDoc is a file or folder as the index sees it: its name as title, its
-// custom field values and the extracted text of its current version as body.
+// custom field values (without lookups: their displays are other files'
+// names, hidden from some readers) and the extracted text of its current
+// version as body.
 func fileDoc(l *lib, f *File, text string) search.Doc {
 	var parts []string
 	for _, fd := range l.fields {
+		if fd.Type == field.Lookup {
+			continue
+		}
 		v := f.value(fd)
 		if v == nil {
 			continue

@@ -298,3 +298,23 @@ func TestLookupAllowMultipleNarrowed(t *testing.T) {
 		}
 	})
 }
+
+// TestItemDocLeavesOutLookups: the search text of an item carries person
+// names but no lookup displays (attack finding F2).
+func TestItemDocLeavesOutLookups(t *testing.T) {
+	title := &field.Def{ID: "t", InternalName: sysTitle, Type: field.Text, Col: 1}
+	who := &field.Def{ID: "p", InternalName: "who", Type: field.Person, Col: 2}
+	ref := &field.Def{ID: "l", InternalName: "ref", Type: field.Lookup, Col: 3}
+	note := &field.Def{ID: "n", InternalName: "note", Type: field.Text, Col: 4}
+	sc := newSchema(&List{ID: "L", NodeID: "N", Slug: "s"}, []*field.Def{title, who, ref, note})
+	it := &Item{GUID: "g", Number: 1, Values: map[string]any{
+		"t": "Item one", "p": field.Subject{PrincipalType: "user", ID: "u", Display: "Ann Smith"},
+		"l": []field.LookupValue{{ItemID: 5, Display: "Secret merger"}}, "n": "plain note"}}
+	doc := itemDoc(sc, sc.fields, it)
+	if doc.Title != "Item one" || !strings.Contains(doc.Body, "Ann Smith") || !strings.Contains(doc.Body, "plain note") {
+		t.Errorf("doc %+v", doc)
+	}
+	if strings.Contains(doc.Body, "merger") {
+		t.Errorf("the lookup display is in the search text: %q", doc.Body)
+	}
+}

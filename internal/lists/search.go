@@ -15,11 +15,14 @@ import (
 func (s *Service) UseIndex(ix search.Index) { s.index = ix }
 
 // fieldsText is the display text of the values of fields, one per line.
+// Lookup values are left out: their displays are another list's (or
+// library's) text, hidden from some readers of the item, and would go stale
+// on the target's renames; person displays (names of people) stay.
 func fieldsText(fields []*field.Def, values map[string]any) string {
 	var parts []string
 	for _, f := range fields {
 		v := values[f.ID]
-		if v == nil || f.Col == 0 {
+		if v == nil || f.Col == 0 || f.Type == field.Lookup {
 			continue
 		}
 		if t := strings.TrimSpace(displayText(f, v)); t != "" {
