@@ -62,9 +62,21 @@ func (s *indexStore) foldBits(ctx context.Context) (int, error) {
 		if !got {
 			return nil
 		}
-		pending, err := column[int64](ctx, tx, "SELECT bit FROM search_bits_pending ORDER BY bit LIMIT ?", bitsBatch)
-		if err != nil || len(pending) == 0 {
+		// the rows read now are the ones removed at the end: a write committed
+		// meanwhile appends its own row, which stays for the next fold
+		logged, err := s.pendingRows(ctx, tx)
+		if err != nil || len(logged) == 0 {
 			return err
+		}
+		seen := map[int64]bool{}
+		ids := make([]int64, 0, len(logged))
+		var pending []int64
+		for _, r := range logged {
+			ids = append(ids, r[0])
+			if !seen[r[1]] {
+				seen[r[1]] = true
+				pending = append(pending, r[1])
+			}
 		}
 		adds := map[chunkKey][]uint32{}
 		add := func(term string, bit int64) {
@@ -116,13 +128,34 @@ func (s *indexStore) foldBits(ctx context.Context) (int, error) {
 		if err := s.writeBits(ctx, tx, adds, dead); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, "DELETE FROM search_bits_pending WHERE bit = ANY(CAST(? AS bigint[]))", pending); err != nil {
+		if s.foldHook != nil {
+			s.foldHook()
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM search_bits_pending WHERE id = ANY(CAST(? AS bigint[]))", ids); err != nil {
 			return fmt.Errorf("fold search bits: %w", err)
 		}
-		n = len(pending)
+		n = len(logged)
 		return nil
 	})
 	return n, err
+}
+
+// pendingRows reads up to bitsBatch rows of the pending log: (id, bit).
+func (s *indexStore) pendingRows(ctx context.Context, tx *store.Tx) ([][2]int64, error) {
+	rows, err := tx.QueryContext(ctx, "SELECT id, bit FROM search_bits_pending ORDER BY id LIMIT ?", bitsBatch)
+	if err != nil {
+		return nil, fmt.Errorf("read pending search bits: %w", err)
+	}
+	defer rows.Close()
+	var out [][2]int64
+	for rows.Next() {
+		var r [2]int64
+		if err := rows.Scan(&r[0], &r[1]); err != nil {
+			return nil, fmt.Errorf("read pending search bits: %w", err)
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
 }
 
 // writeBits adds the values of adds to the stored bitmaps (creating them)
@@ -442,7 +475,7 @@ func (s *indexStore) readBits(ctx context.Context, rq store.Querier, q query, tq
 			return nil, false, nil
 		}
 	}
-	pending, err := column[int64](ctx, rq, "SELECT bit FROM search_bits_pending LIMIT ?", maxPending+1)
+	pending, err := column[int64](ctx, rq, "SELECT DISTINCT bit FROM search_bits_pending LIMIT ?", maxPending+1)
 	if err != nil || len(pending) > maxPending {
 		return nil, false, err
 	}

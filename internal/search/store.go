@@ -18,6 +18,7 @@ type indexStore struct {
 
 	countCap  int          // 0: the package's countCap
 	passFirst bool         // tests: the pass and row counts answer, as without bitmaps
+	foldHook  func()       // tests: runs inside a fold before it removes the rows it read
 	bitCounts atomic.Int64 // counts answered from the bitmaps (tests check the path ran)
 
 	mu      sync.Mutex // guards size and sizedAt (see entries)
