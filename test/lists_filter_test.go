@@ -193,7 +193,8 @@ func TestListsFilterSortSearch(t *testing.T) {
 		t.Run("q is case-insensitive and Unicode-aware", func(t *testing.T) {
 			for q, want := range map[string][]string{
 				"ПРИВЕТ": {"Привет Мир"}, "мир": {"Привет Мир"}, "ЁЛ": {"ёлка"}, "жирный": {"Привет Мир"},
-				"bobby": {"Привет Мир", "Gamma"}, "moscow": {"Привет Мир"}, "zzz": {}, "100%": {},
+				// person names are found, lookup displays (another list's text) are not
+				"bobby": {"Привет Мир", "Gamma"}, "moscow": {}, "zzz": {}, "100%": {},
 			} {
 				items, meta := f.list(t, a, map[string]string{"q": q, "sort": "item_number:asc"})
 				if got := f.titles(items); !reflect.DeepEqual(got, want) {
