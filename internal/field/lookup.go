@@ -186,29 +186,14 @@ func (lookupKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 	}
 	switch op {
 	case OpEq, OpNe, OpIn:
-		var parts []string
-		var args []any
-		for _, v := range vals {
+		return entriesMatch(f, op, "(',' || "+col+" || ',')", vals, func(v any) (string, error) {
 			n, err := lookupKey(f, v)
-			if err != nil {
-				return "", nil, err
-			}
-			parts = append(parts, "(',' || "+col+" || ',') LIKE ?")
-			args = append(args, "%,"+n+",%")
-		}
-		cond := "(" + strings.Join(parts, " OR ") + ")"
-		if op == OpNe {
-			cond = "(" + col + " IS NULL OR NOT " + cond + ")"
-		}
-		return cond, args, nil
+			return "%," + n + ",%", err
+		})
 	case OpContains, OpStartsWith:
-		s, ok := scalarString(vals[0])
-		if !ok {
-			return "", nil, opErr("value of %q must be text", f.Title)
-		}
-		p := likeEscape(Lower(s)) + "%"
-		if op == OpContains {
-			p = "%" + p
+		p, err := displayPattern(f, op, vals)
+		if err != nil {
+			return "", nil, err
 		}
 		d := f.Displays
 		if d == nil || d.Target == nil {

@@ -157,21 +157,7 @@ func framedFilter(f *Def, op string, o Operand, keyExpr, ci string, entry func(v
 	}
 	switch op {
 	case OpEq, OpNe, OpIn:
-		var parts []string
-		var args []any
-		for _, v := range vals {
-			p, err := entry(v)
-			if err != nil {
-				return "", nil, err
-			}
-			parts = append(parts, keyExpr+" LIKE ?"+esc)
-			args = append(args, p)
-		}
-		cond := "(" + strings.Join(parts, " OR ") + ")"
-		if op == OpNe {
-			cond = "(" + f.Column() + " IS NULL OR NOT " + cond + ")"
-		}
-		return cond, args, nil
+		return entriesMatch(f, op, keyExpr, vals, entry)
 	case OpContains, OpStartsWith:
 		s, ok := scalarString(vals[0])
 		if !ok {
@@ -184,6 +170,41 @@ func framedFilter(f *Def, op string, o Operand, keyExpr, ci string, entry func(v
 		return ci + " LIKE ?" + esc, []any{"%" + Sep + s + "%"}, nil
 	}
 	return "", nil, unsupported(f, op)
+}
+
+// entriesMatch is eq, ne or in over the entries of a multi-valued column:
+// keyExpr LIKE the pattern of one of the values (pattern gives it, escaped),
+// ne also matching an empty column.
+func entriesMatch(f *Def, op, keyExpr string, vals []any, pattern func(v any) (string, error)) (string, []any, error) {
+	parts := make([]string, 0, len(vals))
+	args := make([]any, 0, len(vals))
+	for _, v := range vals {
+		p, err := pattern(v)
+		if err != nil {
+			return "", nil, err
+		}
+		parts = append(parts, keyExpr+" LIKE ?"+esc)
+		args = append(args, p)
+	}
+	cond := "(" + strings.Join(parts, " OR ") + ")"
+	if op == OpNe {
+		cond = "(" + f.Column() + " IS NULL OR NOT " + cond + ")"
+	}
+	return cond, args, nil
+}
+
+// displayPattern is the LIKE pattern of contains or startsWith on a folded
+// display: the lower-cased needle, escaped.
+func displayPattern(f *Def, op string, vals []any) (string, error) {
+	s, ok := scalarString(vals[0])
+	if !ok {
+		return "", opErr("value of %q must be text", f.Title)
+	}
+	p := likeEscape(Lower(s)) + "%"
+	if op == OpContains {
+		p = "%" + p
+	}
+	return p, nil
 }
 
 // orderedFilter compares a typed column with converted values.

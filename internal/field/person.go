@@ -170,29 +170,14 @@ func (personKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 	}
 	switch op {
 	case OpEq, OpNe, OpIn:
-		var parts []string
-		var args []any
-		for _, v := range vals {
+		return entriesMatch(f, op, col, vals, func(v any) (string, error) {
 			id, err := personKey(f, o, v)
-			if err != nil {
-				return "", nil, err
-			}
-			parts = append(parts, col+" LIKE ?"+esc)
-			args = append(args, "%"+likeEscape(id)+"%")
-		}
-		cond := "(" + strings.Join(parts, " OR ") + ")"
-		if op == OpNe {
-			cond = "(" + col + " IS NULL OR NOT " + cond + ")"
-		}
-		return cond, args, nil
+			return "%" + likeEscape(id) + "%", err
+		})
 	case OpContains, OpStartsWith:
-		s, ok := scalarString(vals[0])
-		if !ok {
-			return "", nil, opErr("value of %q must be text", f.Title)
-		}
-		p := likeEscape(Lower(s)) + "%"
-		if op == OpContains {
-			p = "%" + p
+		p, err := displayPattern(f, op, vals)
+		if err != nil {
+			return "", nil, err
 		}
 		d := f.Displays
 		uid, gid := "id", "id"

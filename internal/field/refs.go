@@ -75,32 +75,44 @@ func subjectEntry(s Subject) string {
 // parseSubjects reads the stored form of a person value: the compact entries,
 // or the JSON array of subjects of tables not yet migrated.
 func parseSubjects(s string) []Subject {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	if strings.HasPrefix(s, "[") {
-		var list []Subject
-		if json.Unmarshal([]byte(s), &list) != nil {
-			return nil
-		}
-		for i := range list {
-			list[i].Display = ""
-		}
-		return list
-	}
-	parts := strings.Split(s, ",")
-	out := make([]Subject, 0, len(parts))
-	for _, p := range parts {
+	return parseRefs(s, func(v *Subject) { v.Display = "" }, func(p string) (Subject, bool) {
 		typ, id, ok := strings.Cut(p, ":")
 		if !ok || id == "" {
-			continue
+			return Subject{}, false
 		}
 		t := "user"
 		if typ == "g" {
 			t = "group"
 		}
-		out = append(out, Subject{PrincipalType: t, ID: id})
+		return Subject{PrincipalType: t, ID: id}, true
+	})
+}
+
+// parseRefs reads a stored reference list: comma-separated entries (entry
+// parses one, false skips it), or the JSON array of a table not yet migrated,
+// whose stored displays are dropped (blank clears one): displays come from
+// the targets at read time.
+func parseRefs[T any](s string, blank func(*T), entry func(string) (T, bool)) []T {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	if strings.HasPrefix(s, "[") {
+		var list []T
+		if json.Unmarshal([]byte(s), &list) != nil {
+			return nil
+		}
+		for i := range list {
+			blank(&list[i])
+		}
+		return list
+	}
+	parts := strings.Split(s, ",")
+	out := make([]T, 0, len(parts))
+	for _, p := range parts {
+		if v, ok := entry(p); ok {
+			out = append(out, v)
+		}
 	}
 	return out
 }
@@ -117,28 +129,10 @@ func CompactSubjects(list []Subject) string {
 // parseLookups reads the stored form of a lookup value: the item numbers, or
 // the JSON array of {itemId, display} of tables not yet migrated.
 func parseLookups(s string) []LookupValue {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return nil
-	}
-	if strings.HasPrefix(s, "[") {
-		var list []LookupValue
-		if json.Unmarshal([]byte(s), &list) != nil {
-			return nil
-		}
-		for i := range list {
-			list[i].Display = ""
-		}
-		return list
-	}
-	parts := strings.Split(s, ",")
-	out := make([]LookupValue, 0, len(parts))
-	for _, p := range parts {
-		if n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64); err == nil {
-			out = append(out, LookupValue{ItemID: n})
-		}
-	}
-	return out
+	return parseRefs(s, func(v *LookupValue) { v.Display = "" }, func(p string) (LookupValue, bool) {
+		n, err := strconv.ParseInt(strings.TrimSpace(p), 10, 64)
+		return LookupValue{ItemID: n}, err == nil
+	})
 }
 
 // CompactLookups is the stored form of lookup entries ("" when none).

@@ -205,19 +205,13 @@ func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numb
 	if err != nil {
 		return out, nil //nolint:nilerr // a display column deleted since: empty displays
 	}
-	seen := map[int64]bool{}
-	var uniq []any
-	for _, n := range numbers {
-		if !seen[n] {
-			seen[n] = true
-			uniq = append(uniq, n)
+	for _, chunk := range store.UniqueChunks(numbers, 500) {
+		args := []any{l.ID}
+		for _, n := range chunk {
+			args = append(args, n)
 		}
-	}
-	for len(uniq) > 0 {
-		chunk := uniq[:min(len(uniq), 500)]
-		uniq = uniq[len(chunk):]
 		rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fileColumns+" FROM library_files WHERE library_id = ? AND number IN ("+
-			store.Placeholders(len(chunk))+")", append([]any{l.ID}, chunk...)...)
+			store.Placeholders(len(chunk))+")", args...)
 		if err != nil {
 			return nil, fmt.Errorf("lookup displays: %w", err)
 		}

@@ -327,17 +327,7 @@ func (s *Service) targetDisplays(ctx context.Context, tk targetKey, numbers []in
 	if df != nil && df.Col != 0 {
 		fields = []*field.Def{df}
 	}
-	seen := map[int64]bool{}
-	var uniq []int64
-	for _, n := range numbers {
-		if !seen[n] {
-			seen[n] = true
-			uniq = append(uniq, n)
-		}
-	}
-	for len(uniq) > 0 {
-		chunk := uniq[:min(len(uniq), 500)]
-		uniq = uniq[len(chunk):]
+	for _, chunk := range store.UniqueChunks(numbers, 500) {
 		items, err := s.st.itemsByNumber(ctx, target.list, fields, chunk)
 		if err != nil {
 			return nil, err

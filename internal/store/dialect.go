@@ -68,6 +68,24 @@ func Placeholders(n int) string {
 	return strings.Repeat("?, ", n-1) + "?"
 }
 
+// UniqueChunks splits vals, each value once in its first place, into chunks
+// of at most n (the arguments of one IN list each).
+func UniqueChunks[T comparable](vals []T, n int) [][]T {
+	seen := make(map[T]bool, len(vals))
+	var chunks [][]T
+	for _, v := range vals {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		if len(chunks) == 0 || len(chunks[len(chunks)-1]) == n {
+			chunks = append(chunks, make([]T, 0, min(n, len(vals))))
+		}
+		chunks[len(chunks)-1] = append(chunks[len(chunks)-1], v)
+	}
+	return chunks
+}
+
 // Tuples returns "(?, ?), (?, ?)" for a multi-row VALUES list of rows rows
 // of width values each.
 func Tuples(rows, width int) string {
