@@ -307,6 +307,37 @@ type loadedBits struct {
 	exact  map[chunkKey]*roaring.Bitmap
 	prefix map[chunkKey]*roaring.Bitmap
 	chunks []int32 // chunks with alive entries
+	// scope holds per chunk the alive entries passing every mask (the rights
+	// and filters of the request): the same for every tier of a search, so
+	// it is computed once per chunk
+	scope map[int32]*roaring.Bitmap
+}
+
+// scoped returns the chunk's alive entries that pass every mask; a mask's
+// alternatives (one term per container the caller sees: hundreds) are
+// united in one pass (FastOr), not one Or each.
+func (l *loadedBits) scoped(masks [][]string, c int32) *roaring.Bitmap {
+	if b, ok := l.scope[c]; ok {
+		return b
+	}
+	out := l.exact[chunkKey{termAlive, c}].Clone()
+	for _, m := range masks {
+		if out.IsEmpty() {
+			break
+		}
+		alts := make([]*roaring.Bitmap, 0, len(m))
+		for _, t := range m {
+			if b := l.exact[chunkKey{t, c}]; b != nil {
+				alts = append(alts, b)
+			}
+		}
+		out.And(roaring.FastOr(alts...))
+	}
+	if l.scope == nil {
+		l.scope = map[int32]*roaring.Bitmap{}
+	}
+	l.scope[c] = out
+	return out
 }
 
 func (s *indexStore) loadBits(ctx context.Context, q store.Querier, exact, prefixes []string) (*loadedBits, error) {
@@ -378,16 +409,7 @@ func (l *loadedBits) match(q bitQuery, not *tsNode, pending []int64) map[int32]*
 		if r == nil || r.IsEmpty() {
 			continue
 		}
-		r.And(l.exact[chunkKey{termAlive, c}])
-		for _, m := range q.masks {
-			any := roaring.New()
-			for _, t := range m {
-				if b := l.exact[chunkKey{t, c}]; b != nil {
-					any.Or(b)
-				}
-			}
-			r.And(any)
-		}
+		r.And(l.scoped(q.masks, c))
 		if sk := skip[c]; sk != nil {
 			r.AndNot(sk)
 		}
