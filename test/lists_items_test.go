@@ -145,6 +145,13 @@ func TestListsItems(t *testing.T) {
 			p := f.pathf("/items/%v", it["id"])
 			a.Do(t, "PATCH", p, map[string]any{"fieldValues": map[string]any{"title": "V2", "amount": 2}}).Expect(t, 200)
 			a.Do(t, "PATCH", p, map[string]any{"fieldValues": map[string]any{"done": true}}).Expect(t, 200)
+			// a save that changes nothing writes nothing: no version, updated_at stays
+			before := a.Do(t, "GET", p, nil).Expect(t, 200).Map(t)
+			a.Do(t, "PATCH", p, map[string]any{"fieldValues": map[string]any{"title": "V2", "done": true}}).Expect(t, 200)
+			after := a.Do(t, "PATCH", p, map[string]any{"fieldValues": map[string]any{}}).Expect(t, 200).Map(t)
+			if after["updated_at"] != before["updated_at"] || f.value(after, "title") != "V2" {
+				t.Fatalf("no-op save changed the item: %v -> %v", before, after)
+			}
 			r = a.Do(t, "GET", p+"/versions", nil).Expect(t, 200).Map(t)
 			vs := r["versions"].([]any)
 			if len(vs) != 3 {

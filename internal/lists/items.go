@@ -286,6 +286,10 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		it.Values = prev
 		return errs, nil
 	}
+	if unchanged(vals, prev) {
+		// nothing to save: no write, no version, no event, updated_at stays
+		return nil, nil
+	}
 	it.UpdatedBy, it.UpdatedAt, it.UpdatedName = p.UserID, s.now().UTC().Truncate(time.Millisecond), p.DisplayName
 	if err := s.pause(ctx); err != nil {
 		it.Values = prev
@@ -322,6 +326,17 @@ func (s *Service) update(ctx context.Context, p *auth.Principal, sc *schema, it 
 		return nil, err
 	}
 	return nil, nil
+}
+
+// unchanged tells whether every merged value equals the stored one (a
+// save of an unchanged form, an empty fieldValues).
+func unchanged(vals, prev map[string]any) bool {
+	for k, v := range vals {
+		if !sameJSON(prev[k], v) {
+			return false
+		}
+	}
+	return true
 }
 
 // errText is the message of a non-validation failure inside a per-row operation.
