@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,6 +90,26 @@ func TestAuthentication(t *testing.T) {
 						t.Fatalf("details %v", r.Error.Details)
 					}
 				})
+			}
+		})
+
+		t.Run("parallel correct sign-ins of one login all pass", func(t *testing.T) {
+			// a script starting its workers: more than the pair's five slots at once
+			_, _ = s.CreateUser(t, "parallel", false)
+			var wg sync.WaitGroup
+			codes := make([]int, 24)
+			for i := range codes {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					codes[i] = anon.Do(t, "POST", "/auth/login", map[string]any{"login": "parallel", "password": "password-parallel"}).Status
+				}()
+			}
+			wg.Wait()
+			for i, c := range codes {
+				if c != 200 {
+					t.Fatalf("sign-in %d of 24 answered %d: %v", i, c, codes)
+				}
 			}
 		})
 

@@ -220,7 +220,42 @@ func TestThrottle(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+		t.Run("parallel correct sign-ins wait for a slot instead of 429", func(t *testing.T) {
+			var allowed atomic.Int32
+			var wg sync.WaitGroup
+			for i := 0; i < 16; i++ {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					a, err := th.Begin(ctx, "eve", "10.3.0.1")
+					if err != nil {
+						t.Errorf("correct sign-in %d refused: %v", i, err)
+						return
+					}
+					time.Sleep(20 * time.Millisecond) // the password hash
+					if err := a.Succeeded(ctx); err != nil {
+						t.Error(err)
+					}
+					allowed.Add(1)
+				}()
+			}
+			wg.Wait()
+			if allowed.Load() != 16 {
+				t.Fatalf("%d of 16 parallel correct sign-ins passed", allowed.Load())
+			}
+			// failures recorded meanwhile still refuse at once
+			for i := 0; i < 3; i++ {
+				if err := fail("eve", "10.3.0.1"); err != nil {
+					t.Fatalf("failure %d refused: %v", i+1, err)
+				}
+			}
+			t0 := time.Now()
+			if _, err := th.Begin(ctx, "eve", "10.3.0.1"); !fault.Is(err, fault.CodeRateLimited) || time.Since(t0) > time.Second {
+				t.Fatalf("attempt after 3 failures: %v after %s", err, time.Since(t0))
+			}
+		})
 		t.Run("parallel attempts cannot pass the pair limit", func(t *testing.T) {
+			th.InFlightWait = 300 * time.Millisecond // the held slots are never given back here
 			var allowed atomic.Int32
 			var wg sync.WaitGroup
 			for i := 0; i < 16; i++ {

@@ -83,17 +83,49 @@ func (s *sessionStore) count(ctx context.Context, key string, limit int, now, wi
 	return n, true, nil
 }
 
-// refund gives back one reserved slot of key.
-func (s *sessionStore) refund(ctx context.Context, key string) error {
-	if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE login_throttle SET failures = failures - 1 WHERE key = ? AND failures > 0", key); err != nil {
-		return fmt.Errorf("sign-in throttle: %w", err)
+// reserve takes a slot of key for an attempt in flight when its failures
+// and attempts in flight together stay under limit (a window that ended
+// starts again). When it cannot, failures tells whether the recorded
+// failures alone fill the window (then the caller is refused at once) or
+// attempts in flight hold the slots (then a slot frees within a moment).
+func (s *sessionStore) reserve(ctx context.Context, key string, limit int, now, windowStart int64) (ok bool, failures int, err error) {
+	q := s.db.W(ctx)
+	if _, err := q.ExecContext(ctx, `INSERT INTO login_throttle (key, failures, window_start, next_at, pending) VALUES (?, 0, ?, 0, 0)
+		ON CONFLICT (key) DO NOTHING`, key, now); err != nil {
+		return false, 0, fmt.Errorf("sign-in throttle: %w", err)
 	}
-	return nil
+	var n int
+	err = q.QueryRowContext(ctx, `UPDATE login_throttle SET
+		failures = CASE WHEN window_start <= ? THEN 0 ELSE failures END,
+		pending = CASE WHEN window_start <= ? THEN 1 ELSE pending + 1 END,
+		window_start = CASE WHEN window_start <= ? THEN CAST(? AS BIGINT) ELSE window_start END
+		WHERE key = ? AND (window_start <= ? OR failures + pending < ?) RETURNING failures`,
+		windowStart, windowStart, windowStart, now, key, windowStart, limit).Scan(&n)
+	if err == nil {
+		return true, n, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return false, 0, fmt.Errorf("sign-in throttle: %w", err)
+	}
+	if err := q.QueryRowContext(ctx, "SELECT failures FROM login_throttle WHERE key = ?", key).Scan(&n); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, 0, fmt.Errorf("sign-in throttle: %w", err)
+	}
+	return false, n, nil
 }
 
-// reset forgets key.
-func (s *sessionStore) reset(ctx context.Context, key string) error {
-	if _, err := s.db.W(ctx).ExecContext(ctx, "DELETE FROM login_throttle WHERE key = ?", key); err != nil {
+// settle ends an attempt in flight of key: its slot is given back, and
+// failed adds a failure (the slot becomes one) or, with reset, the failures
+// are forgotten (a correct password).
+func (s *sessionStore) settle(ctx context.Context, key string, failed, reset bool) error {
+	set := "failures"
+	switch {
+	case failed:
+		set = "failures + 1"
+	case reset:
+		set = "0"
+	}
+	if _, err := s.db.W(ctx).ExecContext(ctx, "UPDATE login_throttle SET failures = "+set+
+		", pending = CASE WHEN pending > 0 THEN pending - 1 ELSE 0 END WHERE key = ?", key); err != nil {
 		return fmt.Errorf("sign-in throttle: %w", err)
 	}
 	return nil

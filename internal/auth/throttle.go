@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/netip"
 	"strings"
@@ -35,6 +36,9 @@ type Throttle struct {
 	LoginWindow  time.Duration
 	BaseDelay    time.Duration
 	MaxDelay     time.Duration
+	// InFlightWait is how long an attempt waits for a slot that attempts in
+	// flight hold before it is refused.
+	InFlightWait time.Duration
 
 	now func() time.Time
 }
@@ -42,7 +46,7 @@ type Throttle struct {
 // NewThrottle builds the throttle with its defaults on db.
 func NewThrottle(db *store.DB) *Throttle {
 	return &Throttle{st: &sessionStore{db: db}, PairLimit: 5, AddressLimit: 20, Window: 15 * time.Minute,
-		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, now: time.Now}
+		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, InFlightWait: 5 * time.Second, now: time.Now}
 }
 
 // attempt is one sign-in attempt admitted by Begin.
@@ -83,18 +87,12 @@ func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, 
 	ms := now.UnixMilli()
 	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login,
 		windowStart: now.Add(-t.Window).UnixMilli()}
-	if _, ok, err := t.st.count(ctx, a.pair, t.PairLimit, ms, a.windowStart); err != nil || !ok {
-		if err != nil {
-			return nil, err
-		}
-		return nil, throttled(t.Window)
+	if err := t.take(ctx, a.pair, t.PairLimit, a.windowStart); err != nil {
+		return nil, err
 	}
-	if _, ok, err := t.st.count(ctx, a.addr, t.AddressLimit, ms, a.windowStart); err != nil || !ok {
-		a.refundPair(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return nil, throttled(t.Window)
+	if err := t.take(ctx, a.addr, t.AddressLimit, a.windowStart); err != nil {
+		_ = t.st.settle(context.WithoutCancel(ctx), a.pair, false, false)
+		return nil, err
 	}
 	failures, nextAt, err := t.st.slot(ctx, a.login, now.Add(-t.LoginWindow).UnixMilli())
 	if err != nil {
@@ -132,9 +130,38 @@ func (t *Throttle) delay(failures int) time.Duration {
 	return min(t.BaseDelay<<n, t.MaxDelay)
 }
 
-// Failed counts a wrong password: the pair and address keep their slot, the
-// login's failures grow (and with them its delay).
+// take reserves a slot of key for an attempt. Recorded failures that fill
+// the window refuse it at once; slots held by attempts in flight (several
+// correct sign-ins at the same moment, a script starting workers) are
+// waited for, up to InFlightWait, polling every 20-100 ms.
+func (t *Throttle) take(ctx context.Context, key string, limit int, windowStart int64) error {
+	wait := 20 * time.Millisecond
+	deadline := time.Now().Add(t.InFlightWait) // the real clock: tests freeze t.now
+	for {
+		ok, failures, err := t.st.reserve(ctx, key, limit, t.now().UnixMilli(), windowStart)
+		if err != nil || ok {
+			return err
+		}
+		if failures >= limit || !time.Now().Add(wait).Before(deadline) {
+			return throttled(t.Window)
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("sign-in throttle: %w", ctx.Err())
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// Failed counts a wrong password: the pair's and the address's slots become
+// failures, the login's failures grow (and with them its delay).
 func (a *attempt) Failed(ctx context.Context) error {
+	for _, k := range []string{a.pair, a.addr} {
+		if err := a.t.st.settle(ctx, k, true, false); err != nil {
+			return err
+		}
+	}
 	now := a.t.now()
 	n, _, err := a.t.st.count(ctx, a.login, math.MaxInt32, now.UnixMilli(), now.Add(-a.t.LoginWindow).UnixMilli())
 	if err != nil {
@@ -149,18 +176,15 @@ func (a *attempt) Failed(ctx context.Context) error {
 // Succeeded forgets the pair's failures and gives back the address slot. The
 // login's failures stay: a spray still going on stays slowed.
 func (a *attempt) Succeeded(ctx context.Context) error {
-	if err := a.t.st.reset(ctx, a.pair); err != nil {
+	if err := a.t.st.settle(ctx, a.pair, false, true); err != nil {
 		return err
 	}
-	return a.t.st.refund(ctx, a.addr)
+	return a.t.st.settle(ctx, a.addr, false, false)
 }
 
 // Cancel gives back the attempt's slots (it was not a wrong password).
 func (a *attempt) Cancel(ctx context.Context) {
-	a.refundPair(ctx)
-	_ = a.t.st.refund(context.WithoutCancel(ctx), a.addr)
-}
-
-func (a *attempt) refundPair(ctx context.Context) {
-	_ = a.t.st.refund(context.WithoutCancel(ctx), a.pair)
+	ctx = context.WithoutCancel(ctx)
+	_ = a.t.st.settle(ctx, a.pair, false, false)
+	_ = a.t.st.settle(ctx, a.addr, false, false)
 }
