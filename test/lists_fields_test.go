@@ -62,6 +62,19 @@ func TestListsFieldsAndSettings(t *testing.T) {
 			}
 		})
 
+		t.Run("a lookup keeps its target", func(t *testing.T) {
+			third := newListFixture(t, s, "elsewhere")
+			id := f.fields["f_lookup"]
+			r := a.Do(t, "PATCH", f.path("/fields/"+id), map[string]any{"settings": map[string]any{"lookupListId": third.listID}}).Expect(t, 400, "VALIDATION_ERROR")
+			if r.Error.Details["field"] != "settings" {
+				t.Fatalf("details %v", r.Error.Details)
+			}
+			got := a.Do(t, "PATCH", f.path("/fields/"+id), map[string]any{"settings": map[string]any{"lookupListId": other.listID, "allowMultiple": true}}).Expect(t, 200).Map(t)
+			if st := got["settings"].(map[string]any); st["lookupListId"] != other.listID || st["allowMultiple"] != true {
+				t.Fatalf("settings after patches %v", st)
+			}
+		})
+
 		t.Run("invalid definitions", func(t *testing.T) {
 			bad := []map[string]any{
 				{"title": "x", "fieldType": "nope"},

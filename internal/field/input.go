@@ -111,6 +111,12 @@ func Patch(f *Def, in Input, checkLookup CheckLookup) error {
 		return nil
 	}
 	merged := MergeSettings(f.Settings, st, in.Settings)
+	if f.Type == Lookup && (!strings.EqualFold(merged.LookupListID, f.Settings.LookupListID) ||
+		!strings.EqualFold(merged.LookupLibraryID, f.Settings.LookupLibraryID)) {
+		// stored values are item (or file) numbers of the target: on another
+		// target they would name other items, never chosen by anybody
+		return fault.Validation("settings", "the target list or library of a lookup cannot be changed; add a new field instead")
+	}
 	if f.Settings, err = MustOf(f).CheckSettings(merged, false); err != nil {
 		return fault.Validation("settings", "%s", err.Error())
 	}

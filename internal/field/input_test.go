@@ -66,3 +66,38 @@ func TestNewAndPatch(t *testing.T) {
 		t.Fatalf("Patch = %+v", f)
 	}
 }
+
+// TestLookupTargetIsFixed: a lookup's stored values are numbers of its
+// target's items, so the target list or library cannot change (attack
+// finding F8); what it shows (lookupFieldId) and its multiplicity can.
+func TestLookupTargetIsFixed(t *testing.T) {
+	const a, b = "00000000-0000-0000-0000-00000000000a", "00000000-0000-0000-0000-00000000000b"
+	ok := func(FieldSettings) error { return nil }
+	cases := []struct {
+		name     string
+		settings string
+		wantErr  bool
+	}{
+		{"same list", `{"lookupListId":"` + a + `"}`, false},
+		{"same list, upper case", `{"lookupListId":"00000000-0000-0000-0000-00000000000A"}`, false},
+		{"shown column", `{"lookupFieldId":"item_number"}`, false},
+		{"multiplicity", `{"allowMultiple":true}`, false},
+		{"other list", `{"lookupListId":"` + b + `"}`, true},
+		{"a library instead", `{"lookupLibraryId":"` + b + `"}`, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, err := New("owner", Input{Title: ptr("ref"), FieldType: ptr(Lookup), Settings: json.RawMessage(`{"lookupListId":"` + a + `"}`)}, 30, ok)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = Patch(f, Input{Settings: json.RawMessage(c.settings)}, ok)
+			if c.wantErr != fault.Is(err, fault.CodeValidation) || !c.wantErr && err != nil {
+				t.Fatalf("Patch(%s) = %v", c.settings, err)
+			}
+			if c.wantErr && f.Settings.LookupListID != a {
+				t.Fatalf("refused patch changed the settings: %+v", f.Settings)
+			}
+		})
+	}
+}
