@@ -47,7 +47,8 @@ func TestDirectoryChanges(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// rename user0005, remove user0007, change two photos, drop a member, delete a group
+			// rename user0005 (login and display name), remove user0007, change two photos, drop a member, delete a group
+			modify(seed.UserDN(5), func(m *ldap.ModifyRequest) { m.Replace("displayName", []string{"Five Renamed"}) })
 			if err := conn.ModifyDN(ldap.NewModifyDNRequest(seed.UserDN(5), "uid=user0005x", true, "")); err != nil {
 				t.Fatal(err)
 			}
@@ -70,6 +71,12 @@ func TestDirectoryChanges(t *testing.T) {
 			renamed := userByLogin(t, admin, "user0005x")
 			if renamed == nil || renamed["id"] != u5["id"] || userByLogin(t, admin, "user0005") != nil {
 				t.Fatalf("renamed user %v (was %v)", renamed, u5["id"])
+			}
+			// the new display name re-indexes what names the user (search)
+			var reindex []map[string]any
+			admin.Do(t, "GET", "/jobs?type=search.reindexSubject", nil).Expect(t, 200).Into(t, &reindex)
+			if len(reindex) != 1 || reindex[0]["payload"].(map[string]any)["subjectId"] != u5["id"] {
+				t.Fatalf("re-index jobs after the directory rename: %v", reindex)
 			}
 			if gone := userByLogin(t, admin, "user0007"); gone["is_active"] != true {
 				t.Fatalf("removed user deactivated without being asked: %v", gone)

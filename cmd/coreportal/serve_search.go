@@ -6,7 +6,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/doctext"
+	"coreportal/internal/jobs"
 	"coreportal/internal/nodes"
+	"coreportal/internal/principals"
 	"coreportal/internal/search"
 	"coreportal/internal/services"
 )
@@ -36,6 +38,39 @@ func (a *app) buildSearch() {
 		return ix.Crawl(ctx)
 	})
 	a.workers = append(a.workers, ix.MergePending)
+	a.reindexOnRenames()
+}
+
+// jobReindexSubject re-indexes what names a renamed user or group.
+const jobReindexSubject = "search.reindexSubject"
+
+// reindexOnRenames: items and files hold the names of the people their
+// person fields name in their search text; a rename (users, groups, the
+// directory sync) queues a job in its transaction that re-indexes them.
+func (a *app) reindexOnRenames() {
+	principals.OnRenamed(a.db, func(ctx context.Context, id string) error {
+		_, err := a.jobs.Enqueue(ctx, jobReindexSubject, map[string]string{"subjectId": id})
+		return err
+	})
+	a.jobs.Handle(jobReindexSubject, func(ctx context.Context, j *jobs.Job) (any, error) {
+		var p struct {
+			SubjectID string `json:"subjectId"`
+		}
+		if err := j.Decode(&p); err != nil {
+			return nil, jobs.Permanent(err)
+		}
+		// this instance may still hold the old name (groups: up to the cache's TTL)
+		principals.For(a.db).Forget(p.SubjectID)
+		items, err := a.lists.ReindexSubject(ctx, p.SubjectID)
+		if err != nil {
+			return nil, err
+		}
+		files, err := a.libraries.ReindexSubject(ctx, p.SubjectID)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]int{"items": items, "files": files}, nil
+	})
 }
 
 // searchHandler is the HTTP handler of GET /search and POST /admin/search/clear.

@@ -13,6 +13,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/audit"
 	"coreportal/internal/fault"
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
@@ -142,6 +143,7 @@ func (s *Service) Update(ctx context.Context, id string, name, description *stri
 			return errManagedByDirectory("name")
 		}
 		before := map[string]any{"name": g.Name, "description": g.Description}
+		oldName := g.Name
 		if name != nil {
 			if g.Name, err = checkName(*name); err != nil {
 				return err
@@ -153,7 +155,13 @@ func (s *Service) Update(ctx context.Context, id string, name, description *stri
 			}
 		}
 		audit.Record(ctx, audit.Entry{Action: audit.GroupUpdate, ResourceType: "group", ResourceID: id, Before: before, After: map[string]any{"name": g.Name, "description": g.Description}})
-		return s.st.update(ctx, &g.Group, s.now().UTC())
+		if err := s.st.update(ctx, &g.Group, s.now().UTC()); err != nil {
+			return err
+		}
+		if g.Name != oldName {
+			return principals.Renamed(ctx, s.db, id)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -290,8 +298,15 @@ func (s *Service) UpsertDomainGroup(ctx context.Context, externalID, name, descr
 			return nil
 		}
 		changed = true
+		renamed := g.Name != name
 		g.Name, g.Description = name, description
-		return s.st.update(ctx, g, s.now().UTC())
+		if err := s.st.update(ctx, g, s.now().UTC()); err != nil {
+			return err
+		}
+		if renamed {
+			return principals.Renamed(ctx, s.db, g.ID)
+		}
+		return nil
 	})
 	return id, created, changed, err
 }

@@ -236,3 +236,68 @@ func (s *Store) nextLibrary(ctx context.Context, after string) (string, error) {
 	}
 	return id, rows.Err()
 }
+
+// reindexBatch is how many files one transaction of ReindexSubject re-indexes.
+const reindexBatch = 500
+
+// ReindexSubject re-indexes the live files whose field values name the user
+// or group id (after its rename: their search text holds its name), in
+// transactions of reindexBatch files; it reports how many it re-indexed.
+func (s *Service) ReindexSubject(ctx context.Context, id string) (int, error) {
+	if s.index == nil {
+		return 0, nil
+	}
+	pattern := "%" + id + "%" // a UUID holds no LIKE wildcard
+	libs, err := store.Values[string](ctx, s.db.Q(ctx), "SELECT DISTINCT library_id FROM library_files WHERE deleted_at IS NULL AND field_values LIKE ?", pattern)
+	if err != nil {
+		return 0, fmt.Errorf("libraries naming %s: %w", id, err)
+	}
+	n := 0
+	for _, libID := range libs {
+		last := int64(0)
+		for {
+			var k int
+			err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+				l, err := s.load(ctx, libID)
+				if err != nil {
+					return err
+				}
+				rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT "+fileColumns+` FROM library_files WHERE library_id = ? AND number > ?
+					AND deleted_at IS NULL AND field_values LIKE ? ORDER BY number LIMIT ?`, libID, last, pattern, reindexBatch)
+				if err != nil {
+					return fmt.Errorf("files naming %s: %w", id, err)
+				}
+				files, err := store.AppendRows(rows, nil, scanFileRow)
+				if err != nil {
+					return fmt.Errorf("files naming %s: %w", id, err)
+				}
+				texts, err := s.st.fileTexts(ctx, files)
+				if err != nil {
+					return err
+				}
+				if err := s.shown(ctx, l, files...); err != nil {
+					return err
+				}
+				for _, f := range files {
+					if err := s.index.Put(ctx, fileDoc(l, f, texts[f.GUID])); err != nil {
+						return err
+					}
+					last = f.Number
+				}
+				k = len(files)
+				return nil
+			})
+			if fault.Is(err, fault.CodeNotFound) {
+				break // the library went meanwhile
+			}
+			if err != nil {
+				return n, fmt.Errorf("re-index files naming %s in %s: %w", id, libID, err)
+			}
+			n += k
+			if k < reindexBatch {
+				break
+			}
+		}
+	}
+	return n, nil
+}

@@ -6,8 +6,10 @@ import (
 	"strconv"
 	"strings"
 
+	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/search"
+	"coreportal/internal/store"
 )
 
 // UseIndex connects the search index (wiring); saves then keep it in step in
@@ -197,4 +199,86 @@ func (s *Store) searchableLists(ctx context.Context, after string, limit int) ([
 		out = append(out, l)
 	}
 	return out, rows.Err()
+}
+
+// reindexBatch is how many items one transaction of ReindexSubject re-indexes.
+const reindexBatch = 500
+
+// ReindexSubject re-indexes the items of searchable lists whose person
+// fields name the user or group id (after its rename: their search text
+// holds its name), in transactions of reindexBatch items; it reports how
+// many it re-indexed.
+func (s *Service) ReindexSubject(ctx context.Context, id string) (int, error) {
+	if s.index == nil {
+		return 0, nil
+	}
+	n, after := 0, ""
+	for {
+		ls, err := s.st.searchableLists(ctx, after, 100)
+		if err != nil {
+			return n, err
+		}
+		for _, l := range ls {
+			k, err := s.reindexNaming(ctx, l.ID, id)
+			if err != nil {
+				return n, fmt.Errorf("re-index items naming %s in %s: %w", id, l.ID, err)
+			}
+			n += k
+		}
+		if len(ls) < 100 {
+			return n, nil
+		}
+		after = ls[len(ls)-1].ID
+	}
+}
+
+// reindexNaming re-indexes the items of one list whose person fields name id.
+func (s *Service) reindexNaming(ctx context.Context, listID, id string) (int, error) {
+	sc, err := s.load(ctx, listID)
+	if err != nil {
+		if fault.Is(err, fault.CodeNotFound) {
+			return 0, nil // gone meanwhile
+		}
+		return 0, err
+	}
+	var conds []string
+	var args []any
+	for _, f := range sc.fields {
+		if f.Type != field.Person || f.Col == 0 {
+			continue // created_by is a system column, not in the search text
+		}
+		c, a, err := field.MustOf(f).Filter(f, field.OpEq, field.Operand{Value: id})
+		if err != nil {
+			return 0, err
+		}
+		conds, args = append(conds, c), append(args, a...)
+	}
+	if len(conds) == 0 {
+		return 0, nil
+	}
+	n, last := 0, int64(0)
+	for {
+		var k int
+		err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			items, err := s.st.itemsWhere(ctx, sc.list, sc.fields, strings.Join(conds, " OR "), args, last, reindexBatch)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				if err := s.indexItem(ctx, sc, sc.fields, it); err != nil {
+					return err
+				}
+				last = it.Number
+			}
+			k = len(items)
+			return nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += k
+		if k < reindexBatch {
+			return n, nil
+		}
+	}
 }

@@ -458,8 +458,15 @@ func (s *Store) subjectName(ctx context.Context, principalType, id string) (stri
 
 // itemsAfter reads items with a non-empty col, in number order after `after`.
 func (s *Store) itemsAfter(ctx context.Context, l *List, fields []*field.Def, col string, after int64, limit int) ([]*Item, error) {
-	q := "SELECT " + itemSelect(fields) + " FROM " + safeIdent(l.Table) + " WHERE id > ? AND " + safeIdent(col) + " IS NOT NULL ORDER BY id LIMIT ?"
-	rows, err := s.db.Q(ctx).QueryContext(ctx, q, after, limit)
+	return s.itemsWhere(ctx, l, fields, safeIdent(col)+" IS NOT NULL", nil, after, limit)
+}
+
+// itemsWhere reads up to limit items after number after, in number order,
+// that match cond (an SQL condition on the item table built from
+// whitelisted columns, with its arguments).
+func (s *Store) itemsWhere(ctx context.Context, l *List, fields []*field.Def, cond string, condArgs []any, after int64, limit int) ([]*Item, error) {
+	q := "SELECT " + itemSelect(fields) + " FROM " + safeIdent(l.Table) + " WHERE id > ? AND (" + cond + ") ORDER BY id LIMIT ?"
+	rows, err := s.db.Q(ctx).QueryContext(ctx, q, append(append([]any{after}, condArgs...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("scan items: %w", err)
 	}

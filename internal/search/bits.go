@@ -253,24 +253,6 @@ func (s *indexStore) foldAll(ctx context.Context) {
 	}
 }
 
-// column reads the one column of a query's rows.
-func column[T any](ctx context.Context, q store.Querier, sql string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, sql, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search bits: %w", err)
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("search bits: %w", err)
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
-}
-
 // bitQuery is what a count evaluates on the bitmaps: the parsed tsquery and
 // the masks of the request (each a list of alternative terms, all required).
 type bitQuery struct {
@@ -497,9 +479,12 @@ func (s *indexStore) readBits(ctx context.Context, rq store.Querier, q query, tq
 			return nil, false, nil
 		}
 	}
-	pending, err := column[int64](ctx, rq, "SELECT DISTINCT bit FROM search_bits_pending LIMIT ?", maxPending+1)
-	if err != nil || len(pending) > maxPending {
-		return nil, false, err
+	pending, err := store.Values[int64](ctx, rq, "SELECT DISTINCT bit FROM search_bits_pending LIMIT ?", maxPending+1)
+	if err != nil {
+		return nil, false, fmt.Errorf("search bits: %w", err)
+	}
+	if len(pending) > maxPending {
+		return nil, false, nil
 	}
 	if o.pending = pending; pending == nil {
 		o.pending = []int64{} // an empty array, not NULL
@@ -525,9 +510,9 @@ func (s *indexStore) rowSources(ctx context.Context, rq store.Querier, q query, 
 	}
 	if q.rights != nil && len(q.rights.granted) > 0 {
 		ids := s.idList()
-		below, err := column[string](ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
+		below, err := store.Values[string](ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("search scopes of grants: %w", err)
 		}
 		out = append(out, rowSource{from: "(SELECT * FROM search_entries WHERE id IN " + ids + " OFFSET 0) e",
 			args: []any{jsonIDs(append(below, q.rights.granted...))},

@@ -18,7 +18,7 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 const searchDoc = `Full-text search over list items, library files (name, custom fields and the text inside txt, md, csv, html, docx, xlsx, pptx, odt and pdf files), pages, nodes, lists, libraries and surveys. ` +
-	`Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups); entries saved before this rule keep their old lookup text until the item is saved again or POST /services/search-crawler/run rebuilds the index. ` +
+	`Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups: renaming a user (also by the directory sync) or a group queues a job, search.reindexSubject, that re-indexes the items and files naming it, so the new name finds them and the old one no longer does within seconds); entries saved before this rule keep their old lookup text until the item is saved again or POST /services/search-crawler/run rebuilds the index. ` +
 	`Any signed-in user; only what the caller may view is returned and counted, exactly as the permission engine decides viewing ` +
 	`(grants on the resource, on every folder up to its nearest isolated resource, on the list or library, on the node and its ancestors, direct or through groups; ` +
 	`rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.

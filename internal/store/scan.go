@@ -1,6 +1,9 @@
 package store
 
-import "database/sql"
+import (
+	"context"
+	"database/sql"
+)
 
 // Scanner is what *sql.Row and *sql.Rows have in common.
 type Scanner interface{ Scan(dest ...any) error }
@@ -17,4 +20,17 @@ func AppendRows[T any](rows *sql.Rows, dst []T, scan func(Scanner) (T, error)) (
 		dst = append(dst, v)
 	}
 	return dst, rows.Err()
+}
+
+// Values reads the one column of a query's rows (nil when there are none).
+func Values[T any](ctx context.Context, q Querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	return AppendRows(rows, nil, func(r Scanner) (T, error) {
+		var v T
+		err := r.Scan(&v)
+		return v, err
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 )
 
@@ -109,6 +110,11 @@ func (s *Service) ApplyDirectoryEntry(ctx context.Context, e DirectoryEntry) (*U
 				return fault.Conflict("login %q is already taken", e.Login).With("field", "login")
 			}
 			return err
+		}
+		if next.DisplayName != u.DisplayName {
+			if err := principals.Renamed(ctx, s.db, next.ID); err != nil {
+				return err
+			}
 		}
 		s.changed(ctx, next.ID)
 		out = &next

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/principals"
 	"coreportal/internal/store"
 )
 
@@ -236,9 +237,15 @@ func (s *Service) UpsertDomainUser(ctx context.Context, in DirectoryUser) (strin
 			if u.ExternalID != "" && u.ExternalID != ext {
 				return fault.Conflict("login %q belongs to another directory account", login).With("field", "login")
 			}
+			renamed := u.DisplayName != display
 			u.ExternalID, u.DisplayName, u.Email, u.UpdatedAt = ext, display, email, now
 			if err := s.st.setDirectoryIdentity(ctx, u); err != nil {
 				return err
+			}
+			if renamed {
+				if err := principals.Renamed(ctx, s.db, u.ID); err != nil {
+					return err
+				}
 			}
 			s.changed(ctx, u.ID)
 			id = u.ID

@@ -235,6 +235,7 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 			return fault.Forbidden("the system account cannot be changed")
 		}
 		before := u.auditView()
+		oldName := u.DisplayName
 		if p.DisplayName != nil {
 			if u.DisplayName, err = checkDisplayName(*p.DisplayName, u.Login); err != nil {
 				return err
@@ -272,6 +273,11 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 		}
 		if revoke {
 			u.TokenVersion++
+		}
+		if u.DisplayName != oldName {
+			if err := principals.Renamed(ctx, s.db, u.ID); err != nil {
+				return err
+			}
 		}
 		s.changed(ctx, u.ID)
 		audit.Record(ctx, audit.Entry{Action: audit.UserUpdate, ResourceType: "user", ResourceID: u.ID, Before: before, After: u.auditView()})
