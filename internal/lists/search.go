@@ -244,8 +244,8 @@ func (s *Service) reindexNaming(ctx context.Context, listID, id string) (int, er
 	var conds []string
 	var args []any
 	for _, f := range sc.fields {
-		if f.Type != field.Person || f.Col == 0 {
-			continue // created_by is a system column, not in the search text
+		if f.Type != field.Person {
+			continue // created_by included: its name is in the search text too
 		}
 		c, a, err := field.MustOf(f).Filter(f, field.OpEq, field.Operand{Value: id})
 		if err != nil {
