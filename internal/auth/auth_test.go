@@ -220,28 +220,32 @@ func TestThrottle(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		t.Run("parallel correct sign-ins wait for a slot instead of 429", func(t *testing.T) {
+		// parallel begins 16 attempts at once and counts those admitted
+		parallel := func(login, addr string, then func(*attempt)) int32 {
 			var allowed atomic.Int32
 			var wg sync.WaitGroup
-			for i := 0; i < 16; i++ {
+			for range 16 {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					a, err := th.Begin(ctx, "eve", "10.3.0.1")
-					if err != nil {
-						t.Errorf("correct sign-in %d refused: %v", i, err)
-						return
+					if a, err := th.Begin(ctx, login, addr); err == nil {
+						allowed.Add(1)
+						then(a)
 					}
-					time.Sleep(20 * time.Millisecond) // the password hash
-					if err := a.Succeeded(ctx); err != nil {
-						t.Error(err)
-					}
-					allowed.Add(1)
 				}()
 			}
 			wg.Wait()
-			if allowed.Load() != 16 {
-				t.Fatalf("%d of 16 parallel correct sign-ins passed", allowed.Load())
+			return allowed.Load()
+		}
+		t.Run("parallel correct sign-ins wait for a slot instead of 429", func(t *testing.T) {
+			n := parallel("eve", "10.3.0.1", func(a *attempt) {
+				time.Sleep(20 * time.Millisecond) // the password hash
+				if err := a.Succeeded(ctx); err != nil {
+					t.Error(err)
+				}
+			})
+			if n != 16 {
+				t.Fatalf("%d of 16 parallel correct sign-ins passed", n)
 			}
 			// failures recorded meanwhile still refuse at once
 			for i := 0; i < 3; i++ {
@@ -256,20 +260,8 @@ func TestThrottle(t *testing.T) {
 		})
 		t.Run("parallel attempts cannot pass the pair limit", func(t *testing.T) {
 			th.InFlightWait = 300 * time.Millisecond // the held slots are never given back here
-			var allowed atomic.Int32
-			var wg sync.WaitGroup
-			for i := 0; i < 16; i++ {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if _, err := th.Begin(ctx, "dan", "10.2.0.1"); err == nil {
-						allowed.Add(1)
-					}
-				}()
-			}
-			wg.Wait()
-			if allowed.Load() != 3 {
-				t.Fatalf("%d parallel attempts allowed, want 3", allowed.Load())
+			if n := parallel("dan", "10.2.0.1", func(*attempt) {}); n != 3 {
+				t.Fatalf("%d parallel attempts allowed, want 3", n)
 			}
 		})
 		t.Run("delay grows exponentially up to the cap", func(t *testing.T) {

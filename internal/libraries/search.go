@@ -102,6 +102,11 @@ func (s *Service) reindexFiles(ctx context.Context, libraryID string) error {
 	if err != nil {
 		return err
 	}
+	return s.putFiles(ctx, l, files)
+}
+
+// putFiles puts files of l into the index with their extracted text.
+func (s *Service) putFiles(ctx context.Context, l *lib, files []*File) error {
 	texts, err := s.st.fileTexts(ctx, files)
 	if err != nil {
 		return err
@@ -271,21 +276,10 @@ func (s *Service) ReindexSubject(ctx context.Context, id string) (int, error) {
 				if err != nil {
 					return fmt.Errorf("files naming %s: %w", id, err)
 				}
-				texts, err := s.st.fileTexts(ctx, files)
-				if err != nil {
-					return err
+				if k = len(files); k > 0 {
+					last = files[k-1].Number
 				}
-				if err := s.shown(ctx, l, files...); err != nil {
-					return err
-				}
-				for _, f := range files {
-					if err := s.index.Put(ctx, fileDoc(l, f, texts[f.GUID])); err != nil {
-						return err
-					}
-					last = f.Number
-				}
-				k = len(files)
-				return nil
+				return s.putFiles(ctx, l, files)
 			})
 			if fault.Is(err, fault.CodeNotFound) {
 				break // the library went meanwhile
