@@ -101,3 +101,29 @@ func TestLookupTargetIsFixed(t *testing.T) {
 		})
 	}
 }
+
+// TestLookupTargetForms: a target id is stored lower-cased, whatever case the
+// client sends, and only in the 8-4-4-4-12 form (attack finding: an
+// upper-case library id was stored as sent, a list id then not found).
+func TestLookupTargetForms(t *testing.T) {
+	k := MustOf(&Def{Type: Lookup})
+	cases := []struct {
+		in      FieldSettings
+		want    string
+		wantErr bool
+	}{
+		{FieldSettings{LookupListID: "0A1B2C3D-0000-4000-8000-00000000000F"}, "0a1b2c3d-0000-4000-8000-00000000000f", false},
+		{FieldSettings{LookupLibraryID: "0a1b2c3d-0000-4000-8000-00000000000f"}, "0a1b2c3d-0000-4000-8000-00000000000f", false},
+		{FieldSettings{LookupListID: "{0a1b2c3d-0000-4000-8000-00000000000f}"}, "", true},
+		{FieldSettings{LookupListID: "0a1b2c3d00004000800000000000000f"}, "", true},
+	}
+	for _, c := range cases {
+		got, err := k.CheckSettings(c.in, false)
+		if c.wantErr != (err != nil) {
+			t.Fatalf("CheckSettings(%+v) err = %v", c.in, err)
+		}
+		if !c.wantErr && got.LookupListID+got.LookupLibraryID != c.want {
+			t.Fatalf("CheckSettings(%+v) = %+v, want target %s", c.in, got, c.want)
+		}
+	}
+}

@@ -35,11 +35,12 @@ func (lookupKind) CheckSettings(s FieldSettings, _ bool) (FieldSettings, error) 
 	if (s.LookupListID == "") == (s.LookupLibraryID == "") {
 		return FieldSettings{}, fmt.Errorf("settings: exactly one of lookupListId and lookupLibraryId is required")
 	}
-	for _, id := range []string{s.LookupListID, s.LookupLibraryID, s.LookupNodeID} {
-		if id != "" {
-			if _, err := uuid.Parse(id); err != nil {
-				return FieldSettings{}, fmt.Errorf("settings: %q is not a UUID", id)
+	for _, id := range []*string{&s.LookupListID, &s.LookupLibraryID, &s.LookupNodeID} {
+		if *id != "" {
+			if _, err := uuid.Parse(*id); err != nil || len(*id) != 36 {
+				return FieldSettings{}, fmt.Errorf("settings: %q is not a UUID (8-4-4-4-12 hex digits)", *id)
 			}
+			*id = strings.ToLower(*id) // stored and compared in one form
 		}
 	}
 	if s.LookupFieldID != "" {

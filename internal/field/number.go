@@ -42,6 +42,9 @@ func (numberKind) Normalize(_ context.Context, f *Def, raw json.RawMessage, _ En
 	if math.IsInf(n, 0) || math.IsNaN(n) {
 		return nil, invalid(f, "value must be a finite number")
 	}
+	if n == 0 {
+		n = 0 // -0 is 0: stored, shown and compared as 0
+	}
 	return n, nil
 }
 

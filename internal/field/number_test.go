@@ -1,6 +1,10 @@
 package field
 
-import "testing"
+import (
+	"context"
+	"encoding/json"
+	"testing"
+)
 
 func TestToNumber(t *testing.T) {
 	id := &Def{ID: "id", InternalName: "id", Title: "ID", Type: Number, ColName: "id"}
@@ -37,5 +41,20 @@ func TestToNumber(t *testing.T) {
 				t.Fatalf("got %v (%T), %v; want %v", got, got, err, c.want)
 			}
 		})
+	}
+}
+
+// TestNegativeZero: -0 is stored as 0, so saving it over 0 changes nothing
+// (attack finding: it wrote a version with old 0, new 0).
+func TestNegativeZero(t *testing.T) {
+	f := &Def{Type: Number, Title: "n"}
+	for _, raw := range []string{`-0`, `-0.0`, `"-0"`} {
+		v, err := MustOf(f).Normalize(context.Background(), f, json.RawMessage(raw), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := json.Marshal(v); string(b) != "0" {
+			t.Fatalf("%s normalised to %s", raw, b)
+		}
 	}
 }
