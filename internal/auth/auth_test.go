@@ -220,6 +220,37 @@ func TestThrottle(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+		t.Run("a spray does not hold the owner up on a known address", func(t *testing.T) {
+			a, err := th.Begin(ctx, "fay", "10.4.0.1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Succeeded(ctx); err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i < 6; i++ {
+				if err := fail("fay", fmt.Sprintf("10.4.1.%d", i)); err != nil && !fault.Is(err, fault.CodeRateLimited) {
+					t.Fatalf("failure %d: %v", i, err)
+				}
+			}
+			if _, err := th.Begin(ctx, "fay", "10.4.2.1"); !fault.Is(err, fault.CodeRateLimited) {
+				t.Fatalf("new address inside the delay: %v", err)
+			}
+			a, err = th.Begin(ctx, "fay", "10.4.0.1")
+			if err != nil {
+				t.Fatalf("owner on a known address refused: %v", err)
+			}
+			if err := a.Succeeded(ctx); err != nil {
+				t.Fatal(err)
+			}
+			now = now.Add(th.KnownFor + time.Minute) // forgotten after KnownFor (and the failures with it)
+			for i := 0; i < 6; i++ {
+				_ = fail("fay", fmt.Sprintf("10.4.3.%d", i))
+			}
+			if _, err := th.Begin(ctx, "fay", "10.4.0.1"); !fault.Is(err, fault.CodeRateLimited) {
+				t.Fatalf("address still known after KnownFor: %v", err)
+			}
+		})
 		// parallel begins 16 attempts at once and counts those admitted
 		parallel := func(login, addr string, then func(*attempt)) int32 {
 			var allowed atomic.Int32

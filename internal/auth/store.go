@@ -131,6 +131,29 @@ func (s *sessionStore) settle(ctx context.Context, key string, failed, reset boo
 	return nil
 }
 
+// remember marks key (a login and an address it signed in from) as known
+// until the millisecond until; the sweep keeps it till then (next_at).
+func (s *sessionStore) remember(ctx context.Context, key string, now, until int64) error {
+	if _, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO login_throttle (key, failures, window_start, next_at, pending) VALUES (?, 0, ?, ?, 0)
+		ON CONFLICT (key) DO UPDATE SET window_start = excluded.window_start, next_at = excluded.next_at`, key, now, until); err != nil {
+		return fmt.Errorf("sign-in throttle: %w", err)
+	}
+	return nil
+}
+
+// known reports whether key was remembered and has not expired at now.
+func (s *sessionStore) known(ctx context.Context, key string, now int64) (bool, error) {
+	var one int
+	err := s.db.W(ctx).QueryRowContext(ctx, "SELECT 1 FROM login_throttle WHERE key = ? AND next_at > ?", key, now).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("sign-in throttle: %w", err)
+	}
+	return true, nil
+}
+
 // slot reads the per-login counter: failures in the window that started
 // after windowStart, and when the next attempt is allowed.
 func (s *sessionStore) slot(ctx context.Context, key string, windowStart int64) (failures int, nextAt int64, err error) {

@@ -24,8 +24,10 @@ import (
 //     LoginWindow, attempts on the login are spaced by a delay that doubles
 //     with each further failure (BaseDelay, 2×, 4× … up to MaxDelay); an
 //     attempt inside the delay gets 429 with details.retryAfterSeconds. A
-//     spray from many addresses is slowed; the owner waits seconds, never
-//     the whole window.
+//     spray from many addresses is slowed; an address the login signed in
+//     from within KnownFor is not held up by the delay (one wrong guess
+//     every 30 s from elsewhere would otherwise keep the owner out for
+//     good), so the owner is stopped only on new addresses.
 type Throttle struct {
 	st *sessionStore
 
@@ -39,6 +41,9 @@ type Throttle struct {
 	// InFlightWait is how long an attempt waits for a slot that attempts in
 	// flight hold before it is refused.
 	InFlightWait time.Duration
+	// KnownFor is how long an address a login signed in from lets it past
+	// the per-login delay.
+	KnownFor time.Duration
 
 	now func() time.Time
 }
@@ -46,7 +51,7 @@ type Throttle struct {
 // NewThrottle builds the throttle with its defaults on db.
 func NewThrottle(db *store.DB) *Throttle {
 	return &Throttle{st: &sessionStore{db: db}, PairLimit: 5, AddressLimit: 20, Window: 15 * time.Minute,
-		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, InFlightWait: 5 * time.Second, now: time.Now}
+		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, InFlightWait: 5 * time.Second, KnownFor: 30 * 24 * time.Hour, now: time.Now}
 }
 
 // attempt is one sign-in attempt admitted by Begin.
@@ -54,6 +59,7 @@ type attempt struct {
 	t           *Throttle
 	pair, addr  string
 	login       string
+	known       string // the login signed in from this address before
 	windowStart int64
 }
 
@@ -85,7 +91,7 @@ func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, 
 	address = AddressKey(address)
 	now := t.now()
 	ms := now.UnixMilli()
-	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login,
+	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login, known: "k:" + login + "|" + address,
 		windowStart: now.Add(-t.Window).UnixMilli()}
 	if err := t.take(ctx, a.pair, t.PairLimit, a.windowStart); err != nil {
 		return nil, err
@@ -100,6 +106,16 @@ func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, 
 		return nil, err
 	}
 	if failures < t.LoginCeiling {
+		return a, nil
+	}
+	// the owner signing in from an address they signed in from before is
+	// not held up by a spray on their login from elsewhere (the pair limit
+	// still stops guessing from that address)
+	if ok, err := t.st.known(ctx, a.known, ms); err != nil || ok {
+		if err != nil {
+			a.Cancel(ctx)
+			return nil, err
+		}
 		return a, nil
 	}
 	if ms < nextAt {
@@ -173,13 +189,18 @@ func (a *attempt) Failed(ctx context.Context) error {
 	return nil
 }
 
-// Succeeded forgets the pair's failures and gives back the address slot. The
-// login's failures stay: a spray still going on stays slowed.
+// Succeeded forgets the pair's failures, gives back the address slot and
+// remembers the address as known to the login for KnownFor. The login's
+// failures stay: a spray still going on stays slowed.
 func (a *attempt) Succeeded(ctx context.Context) error {
 	if err := a.t.st.settle(ctx, a.pair, false, true); err != nil {
 		return err
 	}
-	return a.t.st.settle(ctx, a.addr, false, false)
+	if err := a.t.st.settle(ctx, a.addr, false, false); err != nil {
+		return err
+	}
+	now := a.t.now()
+	return a.t.st.remember(ctx, a.known, now.UnixMilli(), now.Add(a.t.KnownFor).UnixMilli())
 }
 
 // Cancel gives back the attempt's slots (it was not a wrong password).
