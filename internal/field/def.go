@@ -75,11 +75,16 @@ func SameSettings(cur FieldSettings, raw json.RawMessage) bool {
 
 // MergeSettings applies the keys present in the request over the stored settings.
 func MergeSettings(cur, in FieldSettings, raw json.RawMessage) FieldSettings {
-	var keys map[string]json.RawMessage
-	_ = json.Unmarshal(raw, &keys)
+	var given map[string]json.RawMessage
+	_ = json.Unmarshal(raw, &given)
+	// the decoder of in matched keys regardless of case: so do these checks
+	keys := make(map[string]bool, len(given))
+	for k := range given {
+		keys[strings.ToLower(k)] = true
+	}
 	out := cur
 	set := func(k string, apply func()) {
-		if _, ok := keys[k]; ok {
+		if keys[strings.ToLower(k)] {
 			apply()
 		}
 	}

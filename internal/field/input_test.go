@@ -83,6 +83,7 @@ func TestLookupTargetIsFixed(t *testing.T) {
 		{"shown column", `{"lookupFieldId":"item_number"}`, false},
 		{"multiplicity", `{"allowMultiple":true}`, false},
 		{"other list", `{"lookupListId":"` + b + `"}`, true},
+		{"other list, key in another case", `{"lookupListID":"` + b + `"}`, true},
 		{"a library instead", `{"lookupLibraryId":"` + b + `"}`, true},
 	}
 	for _, c := range cases {
