@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/danielgtaylor/huma/v2"
 
@@ -11,6 +12,7 @@ import (
 	"coreportal/internal/principals"
 	"coreportal/internal/search"
 	"coreportal/internal/services"
+	"coreportal/internal/store"
 )
 
 // buildSearch wires the search index into every service that saves
@@ -59,13 +61,17 @@ func (a *app) reindexOnRenames() {
 		if err := j.Decode(&p); err != nil {
 			return nil, jobs.Permanent(err)
 		}
+		id, ok := store.CanonicalUUID(p.SubjectID) // the form person values store
+		if !ok {
+			return nil, jobs.Permanent(fmt.Errorf("subjectId %q is not a UUID", p.SubjectID))
+		}
 		// this instance may still hold the old name (groups: up to the cache's TTL)
-		principals.For(a.db).Forget(p.SubjectID)
-		items, err := a.lists.ReindexSubject(ctx, p.SubjectID)
+		principals.For(a.db).Forget(id)
+		items, err := a.lists.ReindexSubject(ctx, id)
 		if err != nil {
 			return nil, err
 		}
-		files, err := a.libraries.ReindexSubject(ctx, p.SubjectID)
+		files, err := a.libraries.ReindexSubject(ctx, id)
 		if err != nil {
 			return nil, err
 		}

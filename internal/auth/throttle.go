@@ -158,8 +158,11 @@ func (t *Throttle) take(ctx context.Context, key string, limit int, windowStart 
 		if err != nil || ok {
 			return err
 		}
-		if failures >= limit || !time.Now().Add(wait).Before(deadline) {
+		if failures >= limit {
 			return throttled(t.Window)
+		}
+		if !time.Now().Add(wait).Before(deadline) {
+			return throttled(time.Second) // only busy: a slot frees within moments
 		}
 		select {
 		case <-ctx.Done():
@@ -173,10 +176,14 @@ func (t *Throttle) take(ctx context.Context, key string, limit int, windowStart 
 // Failed counts a wrong password: the pair's and the address's slots become
 // failures, the login's failures grow (and with them its delay).
 func (a *attempt) Failed(ctx context.Context) error {
-	for _, k := range []string{a.pair, a.addr} {
-		if err := a.t.st.settle(ctx, k, true, false); err != nil {
-			return err
+	var err error
+	for _, k := range []string{a.pair, a.addr} { // both, even when one fails: no slot stays held
+		if serr := a.t.st.settle(ctx, k, true, false); err == nil {
+			err = serr
 		}
+	}
+	if err != nil {
+		return err
 	}
 	now := a.t.now()
 	n, _, err := a.t.st.count(ctx, a.login, math.MaxInt32, now.UnixMilli(), now.Add(-a.t.LoginWindow).UnixMilli())

@@ -77,15 +77,14 @@ func SameSettings(cur FieldSettings, raw json.RawMessage) bool {
 func MergeSettings(cur, in FieldSettings, raw json.RawMessage) FieldSettings {
 	var given map[string]json.RawMessage
 	_ = json.Unmarshal(raw, &given)
-	// the decoder of in matched keys regardless of case: so do these checks
-	keys := make(map[string]bool, len(given))
-	for k := range given {
-		keys[strings.ToLower(k)] = true
-	}
 	out := cur
+	// the decoder of in matched keys as strings.EqualFold does: so does this
 	set := func(k string, apply func()) {
-		if keys[strings.ToLower(k)] {
-			apply()
+		for g := range given {
+			if strings.EqualFold(g, k) {
+				apply()
+				return
+			}
 		}
 	}
 	set("choices", func() { out.Choices = in.Choices })

@@ -71,7 +71,8 @@ func errManagedByDirectory(field string) error {
 
 // Get returns a group with its members.
 func (s *Service) Get(ctx context.Context, id string) (*GroupDetail, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	id, ok := store.CanonicalUUID(id) // one form on both databases
+	if !ok {
 		return nil, fault.NotFound("group")
 	}
 	g, err := s.st.byID(ctx, id)
@@ -159,7 +160,7 @@ func (s *Service) Update(ctx context.Context, id string, name, description *stri
 			return err
 		}
 		if g.Name != oldName {
-			return principals.Renamed(ctx, s.db, id)
+			return principals.Renamed(ctx, s.db, g.ID) // the stored id, not the request's spelling
 		}
 		return nil
 	})

@@ -2,6 +2,8 @@ package lists
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -232,34 +234,37 @@ func (s *Service) ReindexSubject(ctx context.Context, id string) (int, error) {
 	}
 }
 
-// reindexNaming re-indexes the items of one list whose person fields name id.
+// reindexNaming re-indexes the items of one list whose person fields name
+// id. Each batch reads the list anew in its transaction and holds it (on
+// PostgreSQL a share lock on its row): a list switched off searchEnabled,
+// deleted or changed meanwhile is not indexed from a stale copy.
 func (s *Service) reindexNaming(ctx context.Context, listID, id string) (int, error) {
-	sc, err := s.load(ctx, listID)
-	if err != nil {
-		if fault.Is(err, fault.CodeNotFound) {
-			return 0, nil // gone meanwhile
-		}
-		return 0, err
-	}
-	var conds []string
-	var args []any
-	for _, f := range sc.fields {
-		if f.Type != field.Person {
-			continue // created_by included: its name is in the search text too
-		}
-		c, a, err := field.MustOf(f).Filter(f, field.OpEq, field.Operand{Value: id})
-		if err != nil {
-			return 0, err
-		}
-		conds, args = append(conds, c), append(args, a...)
-	}
-	if len(conds) == 0 {
-		return 0, nil
-	}
 	n, last := 0, int64(0)
 	for {
-		var k int
+		k := 0
 		err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+			if ok, err := s.st.holdSearchable(ctx, listID); err != nil || !ok {
+				return err
+			}
+			sc, err := s.load(ctx, listID)
+			if err != nil || !sc.list.SearchEnabled {
+				return err
+			}
+			var conds []string
+			var args []any
+			for _, f := range sc.fields {
+				if f.Type != field.Person {
+					continue // created_by included: its name is in the search text too
+				}
+				c, a, err := field.MustOf(f).Filter(f, field.OpEq, field.Operand{Value: id})
+				if err != nil {
+					return err
+				}
+				conds, args = append(conds, c), append(args, a...)
+			}
+			if len(conds) == 0 {
+				return nil
+			}
 			items, err := s.st.itemsWhere(ctx, sc.list, sc.fields, strings.Join(conds, " OR "), args, last, reindexBatch)
 			if err != nil {
 				return err
@@ -273,6 +278,9 @@ func (s *Service) reindexNaming(ctx context.Context, listID, id string) (int, er
 			k = len(items)
 			return nil
 		})
+		if fault.Is(err, fault.CodeNotFound) {
+			return n, nil // gone meanwhile
+		}
 		if err != nil {
 			return n, err
 		}
@@ -281,4 +289,24 @@ func (s *Service) reindexNaming(ctx context.Context, listID, id string) (int, er
 			return n, nil
 		}
 	}
+}
+
+// holdSearchable reports whether the list exists, is not in the bin and is
+// searchable; on PostgreSQL it share-locks the list's row for the caller's
+// transaction, so a concurrent switch of searchEnabled (which removes the
+// list's entries) waits for the entries written meanwhile.
+func (s *Store) holdSearchable(ctx context.Context, listID string) (bool, error) {
+	q := "SELECT 1 FROM lists WHERE id = ? AND deleted_at IS NULL AND search_enabled = ?"
+	if s.db.Dialect == store.Postgres {
+		q += " FOR SHARE"
+	}
+	var one int
+	err := s.db.W(ctx).QueryRowContext(ctx, q, listID, true).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("hold list %s: %w", listID, err)
+	}
+	return true, nil
 }
