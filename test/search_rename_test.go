@@ -1,6 +1,7 @@
 package test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ func TestSearchFollowsRenames(t *testing.T) {
 			user, group := titles("Quokkafield"), titles("Echidna")
 			old := append(titles("Wombatson"), titles("Platypus")...)
 			if len(user) == 2 && len(group) == 1 && len(old) == 0 {
-				if !contains(user, "item:Quarterly audit") || !contains(user, "file:ledger.txt") || group[0] != "item:Harbour lease" {
+				if !slices.Contains(user, "item:Quarterly audit") || !slices.Contains(user, "file:ledger.txt") || group[0] != "item:Harbour lease" {
 					t.Fatalf("after the renames: user %v, group %v", user, group)
 				}
 				break
@@ -68,13 +69,4 @@ func TestSearchFollowsRenames(t *testing.T) {
 			t.Fatalf("re-index jobs: %d, want one per rename (%v)", len(jobs), jobs)
 		}
 	})
-}
-
-func contains(xs []string, x string) bool {
-	for _, v := range xs {
-		if v == x {
-			return true
-		}
-	}
-	return false
 }
