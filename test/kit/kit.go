@@ -44,8 +44,11 @@ func Binary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "coreportal")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/coreportal")
+		// Built as releases are (static, -trimpath), so scripts/release
+		// reuses the compiled packages and only links.
+		cmd := exec.Command("go", "build", "-trimpath", "-o", binPath, "./cmd/coreportal")
 		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
