@@ -104,9 +104,9 @@ func NoteUser(ctx context.Context, userID string) {
 // 500 envelope without internals, and reports to the observer. The line
 // (message "http") carries the client address (client(r); nil = the peer
 // address), the user id (NoteUser; empty when anonymous), the method, the
-// route template (the ServeMux pattern without its method, "unmatched" with
-// the raw path for unknown routes; needs ObserveRoutes outside and
-// CaptureRoute around the mux), the status, the response body bytes as the
+// route template (the ServeMux pattern without its method, "unmatched" for
+// unknown routes; needs ObserveRoutes outside and CaptureRoute around the
+// mux) to group requests by, the raw path to find one, the status, the response body bytes as the
 // handler wrote them (before compression) and the duration in ms.
 func AccessLog(enabled bool, observe Observer, client func(*http.Request) string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
@@ -159,12 +159,8 @@ func accessAttrs(r *http.Request, rec *StatusRecorder, note *accessNote, client 
 	if addr == "" {
 		addr = peerHost(r.RemoteAddr)
 	}
-	route := RouteTemplate(r.Context())
-	attrs := []any{"client", addr, "user", note.user, "method", r.Method, "route", route}
-	if route == "unmatched" {
-		attrs = append(attrs, "path", r.URL.Path)
-	}
-	return append(attrs, "status", rec.Status, "bytes", rec.Bytes, "ms", float64(elapsed.Microseconds())/1000)
+	return []any{"client", addr, "user", note.user, "method", r.Method, "route", RouteTemplate(r.Context()), "path", r.URL.Path,
+		"status", rec.Status, "bytes", rec.Bytes, "ms", float64(elapsed.Microseconds()) / 1000}
 }
 
 // peerHost is the host part of a RemoteAddr.
