@@ -66,7 +66,13 @@ func cli(args []string) int {
 	case c.name == "worker":
 		logTee = applog.NewTee("worker", instanceName())
 	}
-	slog.SetDefault(newLogger(cfg, os.Stdout, logTee))
+	// Services log to stdout; one-shot commands to stderr, so that their
+	// stdout carries only their answer (a table, JSON).
+	logTo := os.Stderr
+	if c.serving || c.name == "backup-runner" || c.name == "update-runner" {
+		logTo = os.Stdout
+	}
+	slog.SetDefault(newLogger(cfg, logTo, logTee))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
