@@ -194,6 +194,13 @@ func TestCLIUsersAndBackup(t *testing.T) {
 				t.Fatalf("backup: %d %s %s", r.code, r.stdout, r.stderr)
 			}
 			s.Admin(t).Do(t, "GET", "/auth/me", nil).Expect(t, 200) // the portal kept running
+			for _, action := range []string{"user.update", "backup.run"} {
+				var rows []map[string]any
+				s.Admin(t).Do(t, "GET", "/admin/audit?actor=cli&action="+action, nil).Expect(t, 200).Into(t, &rows)
+				if len(rows) != 1 || rows[0]["actorLogin"] != "cli" {
+					t.Fatalf("audit of %s by the command line: %v", action, rows)
+				}
+			}
 
 			to := []string{"--data-dir", t.TempDir(), "--database-url", b.DatabaseURL(t)}
 			r = runCLI(t, "", []string{"SEED_ADMIN_PASSWORD=" + kit.AdminPassword}, append([]string{"restore", "--from", file}, to...)...)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/config"
 )
 
@@ -35,6 +36,9 @@ func backupToSetup(fs *flag.FlagSet) runFunc {
 		if err := a.settings.Set(ctx, cliBackupSetting, m.CreatedAt.UTC().Format(timeLayout)); err != nil {
 			slog.Warn("backup written but its time was not recorded for the backup-age metric", "err", err)
 		}
+		actor := cliActor
+		audit.Record(ctx, audit.Entry{Action: audit.BackupRun, ResourceType: "backup", ResourceID: filepath.Base(path), Actor: &actor,
+			Details: map[string]any{"file": path, "size": size, "counts": m.Counts}})
 		fmt.Printf("backup written to %s (%d bytes, %d tables, %d rows, %d blobs)\n", path, size, m.Counts.Tables, m.Counts.Rows, m.Counts.Blobs)
 		return nil
 	}

@@ -39,6 +39,7 @@ func licenseCommand(ctx context.Context, cfg config.Config, cmd, keyFile string,
 		return err
 	}
 	defer db.Close()
+	useCLIAudit(db)
 	b, err := openBus(cfg)
 	if err != nil {
 		return err

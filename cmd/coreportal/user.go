@@ -31,8 +31,17 @@ func withUsers(ctx context.Context, cfg config.Config, fn func(*users.Service) e
 		return fmt.Errorf("CORE_BUS_URL: %w", err)
 	}
 	defer b.Close()
-	audit.Use(audit.New(db, func(context.Context) audit.Actor { return audit.Actor{Login: "cli"} }))
+	useCLIAudit(db)
 	return fn(users.NewService(db, b))
+}
+
+// cliActor is the actor the audit log names for changes made through the
+// command line.
+var cliActor = audit.Actor{Login: "cli"}
+
+// useCLIAudit records the audit entries of a command in db, by cliActor.
+func useCLIAudit(db *store.DB) {
+	audit.Use(audit.New(db, func(context.Context) audit.Actor { return cliActor }))
 }
 
 // readPassword returns the flag's value, else the first line of stdin.
