@@ -196,6 +196,12 @@ func TestLicenceReadOnlyRecovery(t *testing.T) {
 			if st["mode"] != "expired" || st["valid"] != false || st["daysRemaining"] != 0.0 || !strings.Contains(st["message"].(string), "read-only") {
 				t.Fatalf("status %v", st)
 			}
+			for _, path := range []string{"/health", "/ready"} { // read-only is not unready: still 200, the body says why
+				lic, _ := monitorBlock(t, s, path)["licence"].(map[string]any)
+				if lic["mode"] != "expired" || lic["valid"] != false || lic["daysRemaining"] != 0.0 {
+					t.Fatalf("%s licence block %v", path, lic)
+				}
+			}
 			r := admin.Do(t, "POST", "/nodes", map[string]any{"slug": "news", "title": "News"}).Expect(t, 423, "LICENSE_READ_ONLY")
 			if !strings.Contains(r.Error.Message, "/admin/license/activate") {
 				t.Fatalf("423 does not say how to recover: %s", r.Raw)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,17 +18,28 @@ import (
 // against the database and data folder of the configuration. Activation
 // works while the portal is read-only; running instances reload the licence
 // at once over a shared bus, else within 10 seconds.
-func licenseCommand(ctx context.Context, cfg config.Config, cmd string, args []string, stdin io.Reader, stdout io.Writer) error {
-	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	keyFile := fs.String("key-file", "", "licence key file (- = stdin); the first non-empty line not starting with # is the key")
-	if err := fs.Parse(args); err != nil {
-		return err
+func licenseSetup(cmd string) func(fs *flag.FlagSet) runFunc {
+	return func(fs *flag.FlagSet) runFunc {
+		keyFile := new(string)
+		if cmd == "license activate" {
+			fs.StringVar(keyFile, "key-file", "", "licence key file (- = stdin); the first non-empty line not starting with # is the key")
+		}
+		return func(ctx context.Context, cfg config.Config) error {
+			if cmd == "license activate" && *keyFile == "" {
+				return usageErr("--key-file is required")
+			}
+			return licenseCommand(ctx, cfg, cmd, *keyFile, os.Stdin, os.Stdout)
+		}
 	}
+}
+
+func licenseCommand(ctx context.Context, cfg config.Config, cmd, keyFile string, stdin io.Reader, stdout io.Writer) error {
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
+	useCLIAudit(db)
 	b, err := openBus(cfg)
 	if err != nil {
 		return err
@@ -49,14 +59,11 @@ func licenseCommand(ctx context.Context, cfg config.Config, cmd string, args []s
 	if cmd == "license status" {
 		return enc.Encode(svc.Current())
 	}
-	if *keyFile == "" {
-		return errors.New("--key-file is required")
-	}
 	var content []byte
-	if *keyFile == "-" {
+	if keyFile == "-" {
 		content, err = io.ReadAll(io.LimitReader(stdin, licence.MaxKeyLength*4))
 	} else {
-		content, err = os.ReadFile(*keyFile)
+		content, err = os.ReadFile(keyFile)
 	}
 	if err != nil {
 		return fmt.Errorf("read key file: %w", err)

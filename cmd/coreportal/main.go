@@ -5,13 +5,12 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"coreportal/internal/applog"
@@ -20,143 +19,104 @@ import (
 	"coreportal/internal/fault"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = ""
-
-func buildVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "0.1.0-dev"
+func main() {
+	os.Exit(cli(os.Args[1:]))
 }
 
-const usage = `usage: coreportal <command> [flags]
-
-commands:
-  serve            API and worker in one process (default deployment)
-  api              API only
-  worker           background worker only
-  migrate          apply database migrations and exit
-  version          print the version
-  user create      --login L --password P [--display-name N] [--email E] [--admin]
-  user set-password --login L --password P   (password read from stdin when omitted)
-  backup-runner    execute queued backups, validations and restores (serve and worker run one too)
-  restore --from FILE   verify a backup archive and restore it into the configured database
-                   (also across databases: SQLite backup into PostgreSQL and back)
-  license activate --key-file F   activate a licence key (works while the portal is read-only; F may be - for stdin)
-  license status   print the licence status as JSON
-  update-runner    [--serve] take online update jobs (see README, "Online update")
-`
-
-func main() {
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
+// cli runs one command and returns the exit status: 0, 1 when the command
+// failed, 2 for a usage or configuration error. Help goes to stdout, an
+// error is one line on stderr.
+func cli(args []string) int {
+	if len(args) == 0 {
+		writeUsage(os.Stderr)
+		return 2
 	}
-	cmd, args := os.Args[1], os.Args[2:]
-	if cmd == "version" {
-		fmt.Println(buildVersion())
-		return
+	if isHelpFlag(args[0]) || args[0] == "help" && len(args) == 1 {
+		writeUsage(os.Stdout)
+		return 0
 	}
-	if cmd == "license" || cmd == "licence" {
-		if len(args) == 0 {
-			fmt.Fprint(os.Stderr, usage)
-			os.Exit(2)
-		}
-		cmd, args = "license "+args[0], args[1:]
+	if args[0] == "--version" {
+		args = []string{"version"}
 	}
-	if cmd == "user" {
-		if len(args) == 0 {
-			fmt.Fprint(os.Stderr, usage)
-			os.Exit(2)
-		}
-		cmd, args = "user "+args[0], args[1:]
+	if args[0] == "help" { // help <command>
+		args = append(args[1:], "-h")
 	}
-	known := map[string]bool{"serve": true, "api": true, "worker": true, "migrate": true, "user create": true, "user set-password": true,
-		"license activate": true, "license status": true, "update-runner": true, "backup-runner": true, "restore": true}
-	if !known[cmd] {
-		fmt.Fprintf(os.Stderr, "unknown command %q\n\n%s", cmd, usage)
-		os.Exit(2)
-	}
-	cfgArgs := args
-	if cmd == "user create" || cmd == "user set-password" || strings.HasPrefix(cmd, "license ") || cmd == "update-runner" || cmd == "restore" {
-		cfgArgs = nil
-	}
-	cfg, err := config.Load(os.Getenv, cfgArgs)
+	c, rest, err := findCommand(args)
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
-		os.Exit(2)
+		return fail("", err)
 	}
-	if err := checkSeedPassword(cmd, cfg); err != nil {
-		fmt.Fprintf(os.Stderr, "configuration error:\n%v\n", err)
-		os.Exit(2)
+	run, cfg, err := parseCommand(c, rest, os.Getenv, os.Stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
 	}
-	processRole = cmd
+	if err == nil && c.serving {
+		err = checkSeedPassword(cfg)
+	}
+	if err != nil {
+		return fail(c.name, err)
+	}
+	if c.noConfig {
+		return exitOf(c.name, run(context.Background(), cfg))
+	}
+	processRole = c.name
 	switch {
 	case benchNoTee != "":
-	case cmd == "serve" || cmd == "api":
+	case c.name == "serve" || c.name == "api":
 		logTee = applog.NewTee("api", instanceName())
-	case cmd == "worker":
+	case c.name == "worker":
 		logTee = applog.NewTee("worker", instanceName())
 	}
-	log := newLogger(cfg, os.Stdout, logTee)
-	slog.SetDefault(log)
+	// Services log to stdout; one-shot commands to stderr, so that their
+	// stdout carries only their answer (a table, JSON).
+	logTo := os.Stderr
+	if c.serving || c.name == "backup-runner" || c.name == "update-runner" {
+		logTo = os.Stdout
+	}
+	slog.SetDefault(newLogger(cfg, logTo, logTee))
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, cmd, cfg, args); err != nil {
-		log.Error("exit", "command", cmd, "err", err)
-		stop()
-		os.Exit(1)
+	err = run(ctx, cfg)
+	if err != nil && c.serving {
+		slog.Error("exit", "command", c.name, "err", err)
 	}
+	return exitOf(c.name, err)
 }
 
-func run(ctx context.Context, cmd string, cfg config.Config, args []string) error {
-	switch cmd {
-	case "serve":
-		return serve(ctx, cfg, true, true)
-	case "backup-runner":
-		return backupRunner(ctx, cfg)
-	case "restore":
-		return restoreCommand(ctx, cfg, args, os.Stderr)
-	case "api":
-		return serve(ctx, cfg, true, false)
-	case "worker":
-		return serve(ctx, cfg, false, true)
-	case "migrate":
-		db, err := openStore(ctx, cfg)
-		if err != nil {
-			return err
-		}
-		defer db.Close()
-		slog.Info("migrations up to date", "database", db.Dialect.String())
-		return nil
-	case "user create", "user set-password":
-		return userCommand(ctx, cfg, cmd, args, os.Stdin)
-	case "license activate", "license status":
-		return licenseCommand(ctx, cfg, cmd, args, os.Stdin, os.Stdout)
-	case "update-runner":
-		return updateRunnerCommand(ctx, cfg, args)
+func exitOf(name string, err error) int {
+	if err == nil {
+		return 0
 	}
-	return fmt.Errorf("unknown command %q", cmd)
+	return fail(name, err)
+}
+
+// fail prints err as one line on stderr and returns its exit status.
+func fail(name string, err error) int {
+	prefix := "coreportal"
+	if name != "" {
+		prefix += " " + name
+	}
+	fmt.Fprintf(os.Stderr, "%s: %s\n", prefix, oneLine(err))
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return 1
 }
 
 // checkSeedPassword refuses to start a serving process whose
 // SEED_ADMIN_PASSWORD breaks the password policy: the bootstrap account is an
 // administrator and its password is the first one an attacker tries.
-func checkSeedPassword(cmd string, cfg config.Config) error {
-	if cfg.SeedAdminPassword == "" || (cmd != "serve" && cmd != "api" && cmd != "worker") {
+func checkSeedPassword(cfg config.Config) error {
+	if cfg.SeedAdminPassword == "" {
 		return nil
 	}
 	if err := auth.CheckPasswordPolicy("SEED_ADMIN_PASSWORD", cfg.SeedAdminPassword, cfg.SeedAdminLogin); err != nil {
 		var fe *fault.Error
 		if errors.As(err, &fe) {
-			return fmt.Errorf("SEED_ADMIN_PASSWORD: %s", fe.Message)
+			return &exitError{code: 2, err: fmt.Errorf("configuration error: SEED_ADMIN_PASSWORD: %s", fe.Message)}
 		}
-		return fmt.Errorf("SEED_ADMIN_PASSWORD: %w", err)
+		return &exitError{code: 2, err: fmt.Errorf("configuration error: SEED_ADMIN_PASSWORD: %w", err)}
 	}
 	return nil
 }

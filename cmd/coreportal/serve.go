@@ -127,9 +127,12 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 		return nil, err
 	}
 	if generated != "" {
-		// CONTRACT.md: the generated bootstrap password is printed once to the log.
-		slog.Warn("bootstrap administrator created with a generated password; change it after signing in",
-			"login", cfg.SeedAdminLogin, "password", generated)
+		path, err := writeBootstrapPassword(cfg.DataDir, generated)
+		if err != nil {
+			return nil, fmt.Errorf("%w (the administrator %q exists: give it a password with coreportal user set-password --login %s)", err, cfg.SeedAdminLogin, cfg.SeedAdminLogin)
+		}
+		slog.Warn("bootstrap administrator created with a generated password, written to a file readable by this account only; sign in, change the password and delete the file",
+			"login", cfg.SeedAdminLogin, "file", path)
 	}
 	if err := a.buildLicence(ctx); err != nil {
 		return nil, err
@@ -178,6 +181,7 @@ func (a *app) routes() http.Handler {
 	a.registerRelease(api)
 
 	sys := system.NewHandler(a.db, buildVersion(), a.db.Dialect.String())
+	sys.SetInfo(a.monitorInfo)
 	mux.HandleFunc("GET /health", sys.Health)
 	a.mountReady(mux)
 	listsHTTP := lists.NewHandler(a.lists)
@@ -209,8 +213,10 @@ func (a *app) routes() http.Handler {
 		web.BodyDeadline(web.BodyLimits{Grace: a.cfg.BodyGrace, MinRate: a.cfg.BodyMinRate}),
 		web.Sanitize,
 		release.RunnerGate(a.cfg.UpdateRunnerToken),
-		web.AccessLog(a.cfg.AccessLog, nil),
+		web.AccessLog(a.cfg.AccessLog, nil, a.auth.ClientAddress),
 		a.auth.Middleware,
+		noteUser,
+		a.licenceWarning,
 		a.readOnlyGate,
 		a.maintenanceGate(),
 	)

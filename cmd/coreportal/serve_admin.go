@@ -115,6 +115,7 @@ func (a *app) buildDashboard() {
 	m.Counter("core_db_wait_seconds_total", "Time spent waiting for connections.", func() float64 { return a.db.Stats().WaitDuration.Seconds() })
 	m.Counter("core_applog_dropped_total", "Application log records dropped because the queue was full.", func() float64 { return float64(logTee.Stats().Dropped) })
 	m.Counter("core_applog_written_total", "Application log records written.", func() float64 { return float64(logTee.Stats().Written) })
+	a.registerOpsMetrics(m)
 	if a.cfg.MetricsAddr != "" {
 		a.loops = append(a.loops, func(ctx context.Context) {
 			if err := m.Serve(ctx, a.cfg.MetricsAddr); err != nil {

@@ -37,7 +37,7 @@ func (a *app) mountReady(mux *http.ServeMux) {
 		}
 		return nil
 	}
-	mux.HandleFunc("GET /ready", system.Ready(
+	mux.HandleFunc("GET /ready", system.Ready(a.monitorInfo,
 		system.Check{Name: "database", Probe: a.db.Ping},
 		system.Check{Name: "bus", Probe: a.bus.Healthy},
 		system.Check{Name: "blobs", Probe: blobs},

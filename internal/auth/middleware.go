@@ -85,6 +85,10 @@ func (s *Service) overTLS(r *http.Request) bool {
 	return strings.EqualFold(strings.TrimSpace(protos[len(protos)-1]), "https")
 }
 
+// ClientAddress is the caller's address of r as the rest of the service
+// sees it (the access log, which runs before Middleware).
+func (s *Service) ClientAddress(r *http.Request) string { return s.clientAddress(r) }
+
 // clientAddress is the peer address, or, when the peer is a trusted proxy,
 // the right-most address of X-Forwarded-For that is not a trusted proxy.
 func (s *Service) clientAddress(r *http.Request) string {

@@ -71,6 +71,13 @@ type Config struct {
 
 // Load reads the environment through getenv, then applies flags from args.
 func Load(getenv func(string) string, args []string) (Config, error) {
+	return LoadFlags(getenv, flag.NewFlagSet("coreportal", flag.ContinueOnError), args)
+}
+
+// LoadFlags is Load with a flag set the caller may already have given its own
+// flags: the configuration flags (AddFlags) are added to fs, args are parsed
+// into both, and flag.ErrHelp is returned as is for -h and --help.
+func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Config, error) {
 	env := func(key, def string) string {
 		if v := strings.TrimSpace(getenv(key)); v != "" {
 			return v
@@ -121,13 +128,15 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))
 	}
 
-	fs := flag.NewFlagSet("coreportal", flag.ContinueOnError)
-	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (CORE_ADDR)")
-	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder (CORE_DATA_DIR)")
-	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "PostgreSQL URL; empty = embedded SQLite (DATABASE_URL)")
-	fs.StringVar(&c.BusURL, "bus-url", c.BusURL, "redis:// URL of the shared bus (CORE_BUS_URL)")
+	AddFlags(fs, &c)
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return c, err
+		}
 		return c, fmt.Errorf("flags: %w", err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("flags: unexpected argument %q", fs.Arg(0))
 	}
 	if c.ReleaseFile == "" {
 		if exe, err := os.Executable(); err == nil {
@@ -136,6 +145,18 @@ func Load(getenv func(string) string, args []string) (Config, error) {
 	}
 	errs = append(errs, c.validate()...)
 	return c, errors.Join(errs...)
+}
+
+// FlagNames are the configuration flags every command accepts.
+var FlagNames = []string{"addr", "data-dir", "database-url", "bus-url"}
+
+// AddFlags adds the configuration flags (FlagNames) to fs, each defaulting
+// to c's value (read from the environment) and overriding it when given.
+func AddFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Addr, "addr", c.Addr, "listen address (CORE_ADDR)")
+	fs.StringVar(&c.DataDir, "data-dir", c.DataDir, "data folder (CORE_DATA_DIR)")
+	fs.StringVar(&c.DatabaseURL, "database-url", c.DatabaseURL, "PostgreSQL URL; empty = embedded SQLite (DATABASE_URL)")
+	fs.StringVar(&c.BusURL, "bus-url", c.BusURL, "redis:// URL of the shared bus (CORE_BUS_URL)")
 }
 
 func (c Config) validate() []error {

@@ -25,7 +25,11 @@ func (h *Handler) Register(api huma.API) {
 	op := web.Op(http.MethodGet, "/admin/license", "getLicense", "Licence status", web.Admin, "licence")
 	op.Description += ` Without a key the portal runs in trial mode for 30 days from its first start (valid=true, every paid
 module available for evaluation); after that mode=expired and valid=false: every write answers 423 LICENSE_READ_ONLY
-until a key is activated. daysRemaining counts whole days, rounded up.`
+until a key is activated. daysRemaining counts whole days, rounded up. During the last 7 days of the trial or of a key
+every write of a signed-in user answers with a header Warning: 299 - "… expires in N days …". Monitoring without a
+token reads mode, valid, daysRemaining and expiresAt from the licence block of GET /health and GET /ready (whose
+status codes never depend on the licence) and the gauges coreportal_licence_valid and
+coreportal_licence_days_remaining of /metrics (CORE_METRICS_ADDR).`
 	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.Out[LicenseStatus], error) {
 		return web.Reply(h.svc.Refresh(ctx))
 	})

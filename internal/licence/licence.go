@@ -29,7 +29,8 @@ import (
 // TrialDays is the length of the trial.
 const TrialDays = 30
 
-// WarnDays is the window before expiry in which the days left are logged daily.
+// WarnDays is the window before expiry in which the days left are logged
+// daily and writes answer with a Warning header.
 const WarnDays = 7
 
 // Topic is the bus topic that tells every instance to reload the licence.

@@ -23,6 +23,7 @@ type Handler struct {
 	version string
 	started time.Time
 	dialect string
+	info    func() map[string]any
 }
 
 // NewHandler builds the handler.
@@ -30,7 +31,21 @@ func NewHandler(db Pinger, version, dialect string) *Handler {
 	return &Handler{db: db, version: version, started: time.Now(), dialect: dialect}
 }
 
-// Health answers 200 once the store answers, 503 otherwise (no authentication).
+// SetInfo adds fields to the bodies of /health and /ready (the service's
+// version and licence block), read on every call.
+func (h *Handler) SetInfo(fn func() map[string]any) { h.info = fn }
+
+// Info is the extra body of /health and /ready; nil when none was set.
+func (h *Handler) Info() map[string]any {
+	if h.info == nil {
+		return nil
+	}
+	return h.info()
+}
+
+// Health answers 200 once the store answers, 503 otherwise (no
+// authentication). The 200 body is data {status: "ok"} plus Info; the
+// licence does not change the status: a read-only portal is healthy.
 func (h *Handler) Health(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 3*time.Second)
 	defer cancel()
@@ -40,8 +55,12 @@ func (h *Handler) Health(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"success":false,"error":{"code":"UNAVAILABLE","message":"the store does not answer"}}`))
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write([]byte(`{"success":true,"data":{"status":"ok"}}`))
+	data := map[string]any{}
+	for k, v := range h.Info() {
+		data[k] = v
+	}
+	data["status"] = "ok"
+	web.WriteJSON(w, http.StatusOK, data)
 }
 
 // Version is the assembly version.

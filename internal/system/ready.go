@@ -21,10 +21,11 @@ type Check struct {
 const readyTimeout = 3 * time.Second
 
 // Ready answers GET /ready (no authentication, CONTRACT.md): 200 with
-// data {name: "ok"} when every dependency answers, else 503 UNAVAILABLE
-// naming the failing ones in details.failing. Probes run in parallel; their
-// errors go to the process log only, never to the anonymous caller.
-func Ready(checks ...Check) http.HandlerFunc {
+// data {name: "ok"} plus the fields of info (nil = none) when every
+// dependency answers, else 503 UNAVAILABLE naming the failing ones in
+// details.failing. Probes run in parallel; their errors go to the process
+// log only, never to the anonymous caller.
+func Ready(info func() map[string]any, checks ...Check) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		status := make(map[string]string, len(checks))
 		errs := make([]error, len(checks))
@@ -53,6 +54,15 @@ func Ready(checks ...Check) http.HandlerFunc {
 			web.WriteError(w, r, fault.New(fault.CodeUnavailable, "not ready: %v does not answer", failing).With("failing", failing).With("checks", status))
 			return
 		}
-		web.WriteJSON(w, http.StatusOK, status)
+		data := map[string]any{}
+		if info != nil {
+			for k, v := range info() {
+				data[k] = v
+			}
+		}
+		for k, v := range status {
+			data[k] = v
+		}
+		web.WriteJSON(w, http.StatusOK, data)
 	}
 }

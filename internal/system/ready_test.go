@@ -31,7 +31,7 @@ func TestReady(t *testing.T) {
 			defer cancel()
 			req := httptest.NewRequest(http.MethodGet, "/ready", nil).WithContext(ctx)
 			w := httptest.NewRecorder()
-			Ready(c.checks...)(w, req)
+			Ready(nil, c.checks...)(w, req)
 			if w.Code != c.status {
 				t.Fatalf("status %d: %s", w.Code, w.Body)
 			}

@@ -1,10 +1,12 @@
 package web
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -49,10 +51,11 @@ func saneID(id string) bool {
 	return true
 }
 
-// StatusRecorder remembers the status written.
+// StatusRecorder remembers the status written and counts the body bytes.
 type StatusRecorder struct {
 	http.ResponseWriter
 	Status int
+	Bytes  int64
 }
 
 func (s *StatusRecorder) WriteHeader(code int) {
@@ -66,7 +69,9 @@ func (s *StatusRecorder) Write(b []byte) (int, error) {
 	if s.Status == 0 {
 		s.Status = http.StatusOK
 	}
-	return s.ResponseWriter.Write(b)
+	n, err := s.ResponseWriter.Write(b)
+	s.Bytes += int64(n)
+	return n, err
 }
 
 // Flush lets SSE handlers stream through the recorder.
@@ -82,13 +87,33 @@ func (s *StatusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // Observer is told about every finished request (metrics for the dashboard).
 type Observer func(status int, elapsed time.Duration)
 
+type accessKey struct{}
+
+// accessNote is what the inner middlewares tell the access log.
+type accessNote struct{ user string }
+
+// NoteUser tells the access log of the request which user made it (a
+// middleware after authentication calls it).
+func NoteUser(ctx context.Context, userID string) {
+	if n, ok := ctx.Value(accessKey{}).(*accessNote); ok {
+		n.user = userID
+	}
+}
+
 // AccessLog logs one line per request (when enabled), recovers panics into a
-// 500 envelope without internals, and reports to the observer.
-func AccessLog(enabled bool, observe Observer) func(http.Handler) http.Handler {
+// 500 envelope without internals, and reports to the observer. The line
+// (message "http") carries the client address (client(r); nil = the peer
+// address), the user id (NoteUser; empty when anonymous), the method, the
+// route template (the ServeMux pattern without its method, "unmatched" for
+// unknown routes; needs ObserveRoutes outside and CaptureRoute around the
+// mux) to group requests by, the raw path to find one, the status, the response body bytes as the
+// handler wrote them (before compression) and the duration in ms.
+func AccessLog(enabled bool, observe Observer, client func(*http.Request) string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &StatusRecorder{ResponseWriter: w}
+			note := &accessNote{}
 			defer func() {
 				if p := recover(); p != nil {
 					if p == http.ErrAbortHandler {
@@ -104,10 +129,10 @@ func AccessLog(enabled bool, observe Observer) func(http.Handler) http.Handler {
 				if observe != nil {
 					observe(rec.Status, elapsed)
 				}
+				attrs := accessAttrs(r, rec, note, client, elapsed)
 				if r.Context().Err() != nil {
 					// Whatever the handler answered, nobody read it.
-					slog.InfoContext(r.Context(), "request cancelled: the client went away", "method", r.Method, "path", r.URL.Path,
-						"status", rec.Status, "ms", float64(elapsed.Microseconds())/1000)
+					slog.InfoContext(r.Context(), "request cancelled: the client went away", attrs...)
 					return
 				}
 				// 503 is an outage the store logs once, 499 a client that left:
@@ -118,13 +143,32 @@ func AccessLog(enabled bool, observe Observer) func(http.Handler) http.Handler {
 					if failed {
 						level = slog.LevelError
 					}
-					slog.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path,
-						"status", rec.Status, "ms", float64(elapsed.Microseconds())/1000)
+					slog.Log(r.Context(), level, "http", attrs...)
 				}
 			}()
-			next.ServeHTTP(rec, r)
+			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), accessKey{}, note)))
 		})
 	}
+}
+
+func accessAttrs(r *http.Request, rec *StatusRecorder, note *accessNote, client func(*http.Request) string, elapsed time.Duration) []any {
+	addr := ""
+	if client != nil {
+		addr = client(r)
+	}
+	if addr == "" {
+		addr = peerHost(r.RemoteAddr)
+	}
+	return []any{"client", addr, "user", note.user, "method", r.Method, "route", RouteTemplate(r.Context()), "path", r.URL.Path,
+		"status", rec.Status, "bytes", rec.Bytes, "ms", float64(elapsed.Microseconds()) / 1000}
+}
+
+// peerHost is the host part of a RemoteAddr.
+func peerHost(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 // ReadOnlyGate refuses writes with 423 LICENSE_READ_ONLY while writable()

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -40,6 +41,25 @@ func ObserveRoutes(observers ...RouteObserver) func(http.Handler) http.Handler {
 			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, h)))
 		})
 	}
+}
+
+// RouteTemplate is the route template of the request so far: the ServeMux
+// pattern without its method ("/api/v1/lists/{id}/items"), "unmatched" when
+// no route matched or ObserveRoutes does not wrap the request. It is known
+// once the mux has returned.
+func RouteTemplate(ctx context.Context) string {
+	h, ok := ctx.Value(routeKey{}).(*routeHolder)
+	if !ok || h.pattern == "" || h.pattern == "/" {
+		return "unmatched"
+	}
+	p := h.pattern
+	if i := strings.IndexByte(p, ' '); i >= 0 {
+		p = strings.TrimLeft(p[i+1:], " ")
+	}
+	if p == "" || p == "/" {
+		return "unmatched"
+	}
+	return p
 }
 
 // CaptureRoute wraps the mux: ServeMux records the matched pattern on the
