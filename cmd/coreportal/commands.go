@@ -43,6 +43,8 @@ func commands() []*command {
 		{name: "license activate", args: "--key-file F", summary: "activate a licence key (works while the portal is read-only; F may be - for stdin)",
 			setup: licenseSetup("license activate")},
 		{name: "license status", summary: "print the licence status as JSON", setup: licenseSetup("license status")},
+		{name: "healthcheck", summary: "exit 0 when the service on CORE_ADDR answers /health with 200 (container health checks)",
+			setup: fixed(func(ctx context.Context, cfg config.Config) error { return healthcheck(ctx, cfg.Addr) })},
 		{name: "update-runner", args: "[--serve]", summary: "take online update jobs (README, \"Online update\")", setup: updateRunnerSetup},
 	}
 }
