@@ -98,6 +98,7 @@ func (h *Handler) get(ctx context.Context, in *LibraryIDParams) (*web.Out[Librar
 type libraryUpdateIn struct {
 	LibraryIDParams
 	Body struct {
+		web.ReadOnlyFrom[LibraryOut]
 		Title       *string `json:"title,omitempty"`
 		Slug        *string `json:"slug,omitempty"`
 		Description *string `json:"description,omitempty"`
@@ -213,6 +214,7 @@ func (h *Handler) file(ctx context.Context, in *LibraryFileParams) (*web.Out[Fil
 type libraryUpdateFileIn struct {
 	LibraryFileParams
 	Body struct {
+		web.ReadOnlyFrom[FileOut]
 		Name        *string                    `json:"name,omitempty"`
 		ParentID    OptParent                  `json:"parentId,omitempty"`
 		FieldValues map[string]json.RawMessage `json:"fieldValues,omitempty"`
@@ -257,6 +259,7 @@ func (h *Handler) permissionSettings(ctx context.Context, in *LibraryFileParams)
 type libraryFilePermissionIn struct {
 	LibraryFileParams
 	Body struct {
+		web.ReadOnlyFrom[FilePermissionSettings]
 		InheritFromParent bool `json:"inheritFromParent" required:"true"`
 	}
 }

@@ -118,6 +118,7 @@ func (h *Handler) getList(ctx context.Context, in *ListIDParams) (*web.Out[ListO
 type updateListIn struct {
 	ListIDParams
 	Body struct {
+		web.ReadOnlyFrom[ListOut]
 		Title             *string        `json:"title,omitempty"`
 		Slug              *string        `json:"slug,omitempty"`
 		Description       *string        `json:"description,omitempty"`
@@ -251,13 +252,22 @@ func (h *Handler) getView(ctx context.Context, in *ViewPathParams) (*web.Out[Lis
 	return web.Reply(h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID))
 }
 
+// listViewPatch is the body of PATCH /lists/{listId}/views/{viewId}; the
+// read-only properties of the view's GET are accepted and ignored.
+type listViewPatch struct {
+	web.ReadOnlyFrom[ListView]
+	Title     *string        `json:"title,omitempty"`
+	IsDefault *bool          `json:"isDefault,omitempty"`
+	Config    map[string]any `json:"config,omitempty"`
+}
+
 type updateViewIn struct {
 	ViewPathParams
-	Body listViewBody
+	Body listViewPatch
 }
 
 func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[ListView], error) {
-	return web.Reply(h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input()))
+	return web.Reply(h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, listViewBody{Title: in.Body.Title, IsDefault: in.Body.IsDefault, Config: in.Body.Config}.input()))
 }
 
 func (h *Handler) deleteView(ctx context.Context, in *ViewPathParams) (*web.Out[any], error) {
