@@ -45,7 +45,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 		},
 		OpenAPIPath:   Prefix + "/openapi",
 		SchemasPath:   Prefix + "/schemas",
-		Formats:       huma.DefaultFormats,
+		Formats:       formats(),
 		DefaultFormat: "application/json",
 	}
 	api := humago.New(mux, cfg)
