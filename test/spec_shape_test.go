@@ -102,7 +102,7 @@ func testBodyMessages(t *testing.T, s *kit.Server, admin *kit.Client) {
 		{"PATCH", view, `{"config": {"columns": {"a": 1}}}`, "columns: expected an array, got an object"},
 		{"PATCH", view, `{"config": {"nope": 1}}`, "nope: unexpected property"},
 		{"PATCH", lf.path(""), `{"formConfig": {"new": {"script": 5}}}`, "script: expected a string, got a number"},
-		{"POST", lf.path("/fields"), `{"title": "N", "internalName": "n", "fieldType": "number", "settings": {"min": "low"}}`, "min"},
+		{"POST", lf.path("/fields"), `{"title": "N", "internalName": "n", "fieldType": "choice", "settings": {"choices": "a"}}`, "choices: expected an array, got a string"},
 	}
 	for _, c := range cases {
 		r := admin.Do(t, c.method, c.path, c.body).Expect(t, 400, "VALIDATION_ERROR")

@@ -140,7 +140,43 @@ func TestWriteBack(t *testing.T) {
 				writeBack(t, admin, method, tpl, path)
 			})
 		}
+		t.Run("listed", func(t *testing.T) { writeBackListed(t, s, admin) })
 	})
+}
+
+// writeBackListed: records whose only GET is a listing (fields of a list or
+// library, services) take back the record as listed.
+func writeBackListed(t *testing.T, s *kit.Server, admin *kit.Client) {
+	lf := newListFixture(t, s, "wbf")
+	listField := lf.addField(t, "colour", "choice", map[string]any{"choices": []string{"red", "blue"}})
+	bf := newLibFixture(t, s, "wbg")
+	libField := admin.Do(t, "POST", bf.path("/fields"), map[string]any{"title": "Owner", "internalName": "owner", "fieldType": "text"}).Expect(t, 201).Map(t)["id"].(string)
+	for _, c := range []struct{ listing, key, id, write string }{
+		{lf.path("/fields"), "id", listField, lf.path("/fields/" + listField)},
+		{bf.path("/fields"), "id", libField, bf.path("/fields/%s", libField)},
+		{"/services", "key", "jobs-cleanup", "/services/jobs-cleanup"},
+	} {
+		find := func() map[string]any {
+			var rows []map[string]any
+			admin.Do(t, "GET", c.listing, nil).Expect(t, 200).Into(t, &rows)
+			for _, r := range rows {
+				if r[c.key] == c.id {
+					return r
+				}
+			}
+			t.Fatalf("%s: %s not listed", c.listing, c.id)
+			return nil
+		}
+		before := find()
+		if r := admin.Do(t, "PATCH", c.write, before); r.Status != 200 {
+			t.Fatalf("PATCH %s with the listed record: %d %s", c.write, r.Status, r.Raw)
+		}
+		if diff := changed(before, find()); len(diff) > 0 {
+			t.Fatalf("PATCH %s changed %v", c.write, diff)
+		}
+		before["noSuchProperty"] = true
+		admin.Do(t, "PATCH", c.write, before).Expect(t, 400, "VALIDATION_ERROR")
+	}
 }
 
 func writeBack(t *testing.T, admin *kit.Client, method, tpl, path string) {

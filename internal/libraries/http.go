@@ -153,13 +153,26 @@ type LibraryFieldParams struct {
 	FieldID string `path:"fieldId" doc:"field id"`
 }
 
+// libraryFieldPatch is the body of PATCH /libraries/{id}/fields/{fieldId};
+// the read-only properties of the field's record (GET /libraries/{id}/fields)
+// are accepted and ignored.
+type libraryFieldPatch struct {
+	web.ReadOnlyFrom[LibraryFieldOut]
+	InternalName *string        `json:"internalName,omitempty"`
+	Title        *string        `json:"title,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty"`
+	IsRequired   *bool          `json:"isRequired,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty"`
+	Settings     map[string]any `json:"settings,omitempty"`
+}
+
 type libraryUpdateFieldIn struct {
 	LibraryFieldParams
-	Body libraryFieldBody
+	Body libraryFieldPatch
 }
 
 func (h *Handler) updateField(ctx context.Context, in *libraryUpdateFieldIn) (*web.Out[LibraryFieldOut], error) {
-	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ID, in.FieldID, in.Body.input()))
+	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ID, in.FieldID, libraryFieldBody{InternalName: in.Body.InternalName, Title: in.Body.Title, FieldType: in.Body.FieldType, IsRequired: in.Body.IsRequired, SortOrder: in.Body.SortOrder, Settings: in.Body.Settings}.input()))
 }
 
 func (h *Handler) deleteField(ctx context.Context, in *LibraryFieldParams) (*web.Out[any], error) {

@@ -200,13 +200,26 @@ type FieldPathParams struct {
 	FieldID string `path:"fieldId" doc:"field id"`
 }
 
+// listFieldPatch is the body of PATCH /lists/{listId}/fields/{fieldId}; the
+// read-only properties of the field's record (GET /lists/{id}/fields) are
+// accepted and ignored.
+type listFieldPatch struct {
+	web.ReadOnlyFrom[FieldOut]
+	InternalName *string        `json:"internalName,omitempty"`
+	Title        *string        `json:"title,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty"`
+	IsRequired   *bool          `json:"isRequired,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty"`
+	Settings     map[string]any `json:"settings,omitempty"`
+}
+
 type updateFieldIn struct {
 	FieldPathParams
-	Body listFieldBody
+	Body listFieldPatch
 }
 
 func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[FieldOut], error) {
-	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Body.input()))
+	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, listFieldBody{InternalName: in.Body.InternalName, Title: in.Body.Title, FieldType: in.Body.FieldType, IsRequired: in.Body.IsRequired, SortOrder: in.Body.SortOrder, Settings: in.Body.Settings}.input()))
 }
 
 func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Out[any], error) {
