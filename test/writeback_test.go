@@ -89,13 +89,13 @@ func writeBackFixtures(t *testing.T, s *kit.Server) map[string]string {
 	group := admin.Do(t, "POST", "/groups", map[string]any{"name": "Round trip", "description": "echo"}).Expect(t, 201).Map(t)
 	_, userID := s.CreateUser(t, "roundtrip", false)
 	return map[string]string{
-		"/admin/users/{id}": "/admin/users/" + userID,
-		"/groups/{id}":      "/groups/" + group["id"].(string),
-		"/nodes/{id}":       "/nodes/" + lf.nodeID,
-		"/pages/{id}":       "/pages/" + page["id"].(string),
-		"/surveys/{id}":     "/surveys/" + survey["id"].(string),
-		"/lists/{id}":       lf.path(""),
-		"/lists/{listId}/items/{itemId}":                             lf.pathf("/items/%s", jsonNum(item["id"])),
+		"/admin/users/{id}":              "/admin/users/" + userID,
+		"/groups/{id}":                   "/groups/" + group["id"].(string),
+		"/nodes/{id}":                    "/nodes/" + lf.nodeID,
+		"/pages/{id}":                    "/pages/" + page["id"].(string),
+		"/surveys/{id}":                  "/surveys/" + survey["id"].(string),
+		"/lists/{id}":                    lf.path(""),
+		"/lists/{listId}/items/{itemId}": lf.pathf("/items/%s", jsonNum(item["id"])),
 		"/lists/{listId}/items/{itemId}/permission-settings":         lf.pathf("/items/%s/permission-settings", jsonNum(item["id"])),
 		"/lists/{listId}/views/{viewId}":                             lf.pathf("/views/%s", vs[0]["id"]),
 		"/libraries/{id}":                                            bf.path(""),
