@@ -78,6 +78,12 @@ func TestBodyErrorsInCallerTerms(t *testing.T) {
 		if st != 400 || e["code"] != "VALIDATION_ERROR" || !strings.Contains(msg, c.want) {
 			t.Errorf("%s: %d %v, want %q", c.body, st, m, c.want)
 		}
+		// details.field names the property when the message does
+		if path, _, ok := strings.Cut(c.want, ": "); ok {
+			if d, _ := e["details"].(map[string]any); d["field"] != path {
+				t.Errorf("%s: details %v, want field %q", c.body, e["details"], path)
+			}
+		}
 		for _, bad := range goInternals {
 			if strings.Contains(strings.ToLower(msg), strings.ToLower(bad)) {
 				t.Errorf("%s: %q names %q", c.body, msg, bad)
