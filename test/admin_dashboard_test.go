@@ -33,8 +33,8 @@ func testDashboard(t *testing.T, s *kit.Server, adm *kit.Client, backend string)
 	if load["process"].(map[string]any)["memory_mb"].(float64) <= 1 {
 		t.Fatalf("memory %v", load["process"])
 	}
-	if _, ok := load[backend].(map[string]any)["active_connections"]; !ok {
-		t.Fatalf("%s connections missing: %v", backend, load)
+	if _, ok := load["postgres"].(map[string]any)["active_connections"]; !ok {
+		t.Fatalf("%s: postgres.active_connections missing: %v", backend, load)
 	}
 	// the counters move under load
 	for i := 0; i < 20; i++ {

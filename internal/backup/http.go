@@ -72,10 +72,18 @@ func (h *Handler) getSettings(ctx context.Context, _ *struct{}) (*web.Out[Backup
 	return web.Reply(h.svc.Status(ctx))
 }
 
-type putIn struct{ Body BackupSettings }
+// BackupSettingsPut is the body of PUT /admin/settings/backup; the read-only
+// properties of the GET (dir, runner and copy status, maintenance, ...) are
+// accepted and ignored.
+type BackupSettingsPut struct {
+	web.ReadOnlyFrom[BackupStatus]
+	BackupSettings
+}
+
+type putIn struct{ Body BackupSettingsPut }
 
 func (h *Handler) putSettings(ctx context.Context, in *putIn) (*web.Out[BackupStatus], error) {
-	if _, err := h.svc.SaveSettings(ctx, in.Body); err != nil {
+	if _, err := h.svc.SaveSettings(ctx, in.Body.BackupSettings); err != nil {
 		return nil, err
 	}
 	return web.Reply(h.svc.Status(ctx))

@@ -81,5 +81,5 @@ func (s *dashStore) database(ctx context.Context) (string, int, error) {
 	if err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT sqlite_version()`).Scan(&version); err != nil {
 		return "", 0, fmt.Errorf("read database version: %w", err)
 	}
-	return version, s.db.Stats().InUse, nil
+	return version, s.db.InUse(), nil
 }

@@ -50,10 +50,17 @@ func (h *Handler) getConnection(ctx context.Context, _ *struct{}) (*web.Out[Conn
 	return web.Reply(h.svc.Connection(ctx))
 }
 
-type putConnectionIn struct{ Body ConnectionInput }
+// ConnectionPut is the body of PUT /admin/settings/ldap; the read-only
+// properties of the GET (hasPassword, configured, defaults) are accepted and ignored.
+type ConnectionPut struct {
+	web.ReadOnlyFrom[ConnectionSettings]
+	ConnectionInput
+}
+
+type putConnectionIn struct{ Body ConnectionPut }
 
 func (h *Handler) putConnection(ctx context.Context, in *putConnectionIn) (*web.Out[ConnectionSettings], error) {
-	return web.Reply(h.svc.PutConnection(ctx, in.Body))
+	return web.Reply(h.svc.PutConnection(ctx, in.Body.ConnectionInput))
 }
 
 func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[Status], error) {
@@ -64,10 +71,18 @@ func (h *Handler) getSync(ctx context.Context, _ *struct{}) (*web.Out[SyncSettin
 	return web.Reply(h.svc.SyncSettings(ctx))
 }
 
-type putSyncIn struct{ Body SyncInput }
+// SyncPut is the body of PUT /admin/settings/ldap-sync; the read-only
+// properties of the GET (the effective values, the attribute catalogue) are
+// accepted and ignored.
+type SyncPut struct {
+	web.ReadOnlyFrom[SyncSettings]
+	SyncInput
+}
+
+type putSyncIn struct{ Body SyncPut }
 
 func (h *Handler) putSync(ctx context.Context, in *putSyncIn) (*web.Out[SyncSettings], error) {
-	return web.Reply(h.svc.PutSync(ctx, in.Body))
+	return web.Reply(h.svc.PutSync(ctx, in.Body.SyncInput))
 }
 
 type searchIn struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/web"
 )
 
 // Rules of field definitions shared by every owner of custom fields (list
@@ -54,7 +55,7 @@ func DecodeSettings(raw json.RawMessage) (st FieldSettings, given bool, err erro
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&st); err != nil {
-		return st, true, fault.Validation("settings", "settings are not valid: %s", err.Error())
+		return st, true, fault.Validation("settings", "settings are not valid: %s", web.DescribeJSON(raw, err).Error())
 	}
 	return st, true, nil
 }

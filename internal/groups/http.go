@@ -79,6 +79,7 @@ func (h *Handler) get(ctx context.Context, in *groupsIdPath) (*web.Out[*GroupDet
 type groupsUpdateIn struct {
 	ID   string `path:"id" format:"uuid" doc:"group id"`
 	Body struct {
+		web.ReadOnlyFrom[*GroupDetail]
 		Name        *string `json:"name,omitempty" maxLength:"200"`
 		Description *string `json:"description,omitempty" maxLength:"2000"`
 	}

@@ -98,6 +98,7 @@ func (h *Handler) get(ctx context.Context, in *LibraryIDParams) (*web.Out[Librar
 type libraryUpdateIn struct {
 	LibraryIDParams
 	Body struct {
+		web.ReadOnlyFrom[LibraryOut]
 		Title       *string `json:"title,omitempty"`
 		Slug        *string `json:"slug,omitempty"`
 		Description *string `json:"description,omitempty"`
@@ -152,13 +153,26 @@ type LibraryFieldParams struct {
 	FieldID string `path:"fieldId" doc:"field id"`
 }
 
+// libraryFieldPatch is the body of PATCH /libraries/{id}/fields/{fieldId};
+// the read-only properties of the field's record (GET /libraries/{id}/fields)
+// are accepted and ignored.
+type libraryFieldPatch struct {
+	web.ReadOnlyFrom[LibraryFieldOut]
+	InternalName *string        `json:"internalName,omitempty"`
+	Title        *string        `json:"title,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty"`
+	IsRequired   *bool          `json:"isRequired,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty"`
+	Settings     map[string]any `json:"settings,omitempty"`
+}
+
 type libraryUpdateFieldIn struct {
 	LibraryFieldParams
-	Body libraryFieldBody
+	Body libraryFieldPatch
 }
 
 func (h *Handler) updateField(ctx context.Context, in *libraryUpdateFieldIn) (*web.Out[LibraryFieldOut], error) {
-	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ID, in.FieldID, in.Body.input()))
+	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ID, in.FieldID, libraryFieldBody{InternalName: in.Body.InternalName, Title: in.Body.Title, FieldType: in.Body.FieldType, IsRequired: in.Body.IsRequired, SortOrder: in.Body.SortOrder, Settings: in.Body.Settings}.input()))
 }
 
 func (h *Handler) deleteField(ctx context.Context, in *LibraryFieldParams) (*web.Out[any], error) {
@@ -213,6 +227,7 @@ func (h *Handler) file(ctx context.Context, in *LibraryFileParams) (*web.Out[Fil
 type libraryUpdateFileIn struct {
 	LibraryFileParams
 	Body struct {
+		web.ReadOnlyFrom[FileOut]
 		Name        *string                    `json:"name,omitempty"`
 		ParentID    OptParent                  `json:"parentId,omitempty"`
 		FieldValues map[string]json.RawMessage `json:"fieldValues,omitempty"`
@@ -257,6 +272,7 @@ func (h *Handler) permissionSettings(ctx context.Context, in *LibraryFileParams)
 type libraryFilePermissionIn struct {
 	LibraryFileParams
 	Body struct {
+		web.ReadOnlyFrom[FilePermissionSettings]
 		InheritFromParent bool `json:"inheritFromParent" required:"true"`
 	}
 }

@@ -118,6 +118,7 @@ func (h *Handler) getList(ctx context.Context, in *ListIDParams) (*web.Out[ListO
 type updateListIn struct {
 	ListIDParams
 	Body struct {
+		web.ReadOnlyFrom[ListOut]
 		Title             *string        `json:"title,omitempty"`
 		Slug              *string        `json:"slug,omitempty"`
 		Description       *string        `json:"description,omitempty"`
@@ -199,13 +200,26 @@ type FieldPathParams struct {
 	FieldID string `path:"fieldId" doc:"field id"`
 }
 
+// listFieldPatch is the body of PATCH /lists/{listId}/fields/{fieldId}; the
+// read-only properties of the field's record (GET /lists/{id}/fields) are
+// accepted and ignored.
+type listFieldPatch struct {
+	web.ReadOnlyFrom[FieldOut]
+	InternalName *string        `json:"internalName,omitempty"`
+	Title        *string        `json:"title,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty"`
+	IsRequired   *bool          `json:"isRequired,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty"`
+	Settings     map[string]any `json:"settings,omitempty"`
+}
+
 type updateFieldIn struct {
 	FieldPathParams
-	Body listFieldBody
+	Body listFieldPatch
 }
 
 func (h *Handler) updateField(ctx context.Context, in *updateFieldIn) (*web.Out[FieldOut], error) {
-	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, in.Body.input()))
+	return web.Reply(h.svc.UpdateField(ctx, auth.FromContext(ctx), in.ListID, in.FieldID, listFieldBody{InternalName: in.Body.InternalName, Title: in.Body.Title, FieldType: in.Body.FieldType, IsRequired: in.Body.IsRequired, SortOrder: in.Body.SortOrder, Settings: in.Body.Settings}.input()))
 }
 
 func (h *Handler) deleteField(ctx context.Context, in *FieldPathParams) (*web.Out[any], error) {
@@ -251,13 +265,22 @@ func (h *Handler) getView(ctx context.Context, in *ViewPathParams) (*web.Out[Lis
 	return web.Reply(h.svc.View(ctx, auth.FromContext(ctx), in.ListID, in.ViewID))
 }
 
+// listViewPatch is the body of PATCH /lists/{listId}/views/{viewId}; the
+// read-only properties of the view's GET are accepted and ignored.
+type listViewPatch struct {
+	web.ReadOnlyFrom[ListView]
+	Title     *string        `json:"title,omitempty"`
+	IsDefault *bool          `json:"isDefault,omitempty"`
+	Config    map[string]any `json:"config,omitempty"`
+}
+
 type updateViewIn struct {
 	ViewPathParams
-	Body listViewBody
+	Body listViewPatch
 }
 
 func (h *Handler) updateView(ctx context.Context, in *updateViewIn) (*web.Out[ListView], error) {
-	return web.Reply(h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, in.Body.input()))
+	return web.Reply(h.svc.UpdateView(ctx, auth.FromContext(ctx), in.ListID, in.ViewID, listViewBody{Title: in.Body.Title, IsDefault: in.Body.IsDefault, Config: in.Body.Config}.input()))
 }
 
 func (h *Handler) deleteView(ctx context.Context, in *ViewPathParams) (*web.Out[any], error) {

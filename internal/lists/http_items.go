@@ -96,9 +96,17 @@ func (h *Handler) getItem(ctx context.Context, in *ItemPathParams) (*web.Out[Ite
 	return web.Reply(h.svc.GetItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
+// listItemPatch is the body of PATCH /lists/{listId}/items/{itemId}; the
+// read-only properties of the item's GET (field_values, created_at, ...) are
+// accepted and ignored: values change only through fieldValues.
+type listItemPatch struct {
+	web.ReadOnlyFrom[ItemOut]
+	FieldValues map[string]any `json:"fieldValues"`
+}
+
 type updateItemIn struct {
 	ItemPathParams
-	Body listItemBody
+	Body listItemPatch
 }
 
 func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[ItemOut], error) {
@@ -195,6 +203,7 @@ func (h *Handler) permSettings(ctx context.Context, in *ItemPathParams) (*web.Ou
 type setItemPermIn struct {
 	ItemPathParams
 	Body struct {
+		web.ReadOnlyFrom[ItemInheritance]
 		InheritFromParent bool `json:"inheritFromParent"`
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"coreportal/internal/nodes"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
+	"coreportal/internal/web"
 )
 
 // NewList is the input of Create.
@@ -280,7 +281,7 @@ func checkFormConfig(raw json.RawMessage) (json.RawMessage, error) {
 		dec.DisallowUnknownFields()
 		var fp FormPart
 		if err := dec.Decode(&fp); err != nil {
-			return nil, fault.Validation("formConfig."+k, "formConfig.%s must be { script, showStandardForm, webParts[] }: %s", k, err.Error())
+			return nil, fault.Validation("formConfig."+k, "formConfig.%s must be { script, showStandardForm, webParts[] }: %s", k, web.DescribeJSON(v, err).Error())
 		}
 		if fp.Script != nil && utf8.RuneCountInString(*fp.Script) > maxScript {
 			return nil, fault.Validation("formConfig."+k+".script", "script must have at most %d characters", maxScript)

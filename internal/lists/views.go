@@ -16,6 +16,7 @@ import (
 	"coreportal/internal/field"
 	"coreportal/internal/query"
 	"coreportal/internal/store"
+	"coreportal/internal/web"
 )
 
 // ViewConfig is the config of a view (SPEC.md "List view").
@@ -68,7 +69,7 @@ func checkViewConfig(sc *schema, raw json.RawMessage) (ViewConfig, error) {
 		dec := json.NewDecoder(strings.NewReader(string(raw)))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&c); err != nil {
-			return c, fault.Validation("config", "config is not valid: %s", err.Error())
+			return c, fault.Validation("config", "config is not valid: %s", web.DescribeJSON(raw, err).Error())
 		}
 		var keys map[string]json.RawMessage
 		_ = json.Unmarshal(raw, &keys)

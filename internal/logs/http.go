@@ -140,16 +140,19 @@ func (h *Handler) getSettings(ctx context.Context, _ *struct{}) (*web.Out[Settin
 	return web.OK(SettingsOut{Settings: s, Stats: h.log.Stats()}), nil
 }
 
-type putIn struct {
-	Body struct {
-		MinLevel          *string   `json:"minLevel,omitempty" enum:"debug,info,warn,error"`
-		IncludeCategories *[]string `json:"includeCategories,omitempty" maxItems:"50"`
-		RedactEnabled     *bool     `json:"redactEnabled,omitempty"`
-		RetentionDays     *int      `json:"retentionDays,omitempty" minimum:"1" maximum:"3650"`
-		MaxSizeMb         *int      `json:"maxSizeMb,omitempty" minimum:"1" maximum:"102400"`
-		MaxRows           *int      `json:"maxRows,omitempty" minimum:"100" maximum:"100000000"`
-	}
+// LogSettingsIn is the body of PUT /admin/logs/settings; the read-only
+// properties of the GET (stats) are accepted and ignored.
+type LogSettingsIn struct {
+	web.ReadOnlyFrom[SettingsOut]
+	MinLevel          *string   `json:"minLevel,omitempty" enum:"debug,info,warn,error"`
+	IncludeCategories *[]string `json:"includeCategories,omitempty" maxItems:"50"`
+	RedactEnabled     *bool     `json:"redactEnabled,omitempty"`
+	RetentionDays     *int      `json:"retentionDays,omitempty" minimum:"1" maximum:"3650"`
+	MaxSizeMb         *int      `json:"maxSizeMb,omitempty" minimum:"1" maximum:"102400"`
+	MaxRows           *int      `json:"maxRows,omitempty" minimum:"100" maximum:"100000000"`
 }
+
+type putIn struct{ Body LogSettingsIn }
 
 func (h *Handler) putSettings(ctx context.Context, in *putIn) (*web.Out[SettingsOut], error) {
 	s, err := h.log.Settings(ctx)

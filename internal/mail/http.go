@@ -44,10 +44,17 @@ func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[SMTPSettings],
 	return web.Reply(h.svc.Settings(ctx))
 }
 
-type putIn struct{ Body SMTPSettingsInput }
+// SMTPSettingsPut is the body of PUT /admin/settings/smtp; the read-only
+// properties of the GET (hasPassword, configured, source) are accepted and ignored.
+type SMTPSettingsPut struct {
+	web.ReadOnlyFrom[SMTPSettings]
+	SMTPSettingsInput
+}
+
+type putIn struct{ Body SMTPSettingsPut }
 
 func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[SMTPSettings], error) {
-	return web.Reply(h.svc.SaveSettings(ctx, in.Body))
+	return web.Reply(h.svc.SaveSettings(ctx, in.Body.SMTPSettingsInput))
 }
 
 func (h *Handler) status(ctx context.Context, _ *struct{}) (*web.Out[SMTPStatus], error) {

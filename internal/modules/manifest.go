@@ -137,7 +137,7 @@ func ParseManifest(raw []byte, provisioners map[string]Provisioner) (*Manifest, 
 	dec.DisallowUnknownFields()
 	var m Manifest
 	if err := dec.Decode(&m); err != nil {
-		return nil, fault.Validation("module.json", "module.json is not valid: %s", err.Error())
+		return nil, fault.Validation("module.json", "module.json is not valid: %s", web.DescribeJSON(raw, err).Error())
 	}
 	if dec.More() {
 		return nil, fault.Validation("module.json", "module.json holds more than one JSON value")

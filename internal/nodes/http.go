@@ -80,6 +80,7 @@ func (h *Handler) get(ctx context.Context, in *nodesIdPath) (*web.Out[*Node], er
 type nodesUpdateIn struct {
 	ID   string `path:"id" format:"uuid" doc:"node id"`
 	Body struct {
+		web.ReadOnlyFrom[*Node]
 		ParentID    OptString `json:"parentId,omitempty" required:"false" doc:"new parent node id; null moves the node to the root"`
 		Slug        *string   `json:"slug,omitempty" maxLength:"100"`
 		Title       *string   `json:"title,omitempty" maxLength:"200"`

@@ -85,6 +85,7 @@ func (h *Handler) get(ctx context.Context, in *PageIDParams) (*web.Out[*Page], e
 type updatePageIn struct {
 	PageIDParams
 	Body struct {
+		web.ReadOnlyFrom[*Page]
 		Slug    *string `json:"slug,omitempty"`
 		Title   *string `json:"title,omitempty"`
 		Content *string `json:"content,omitempty" doc:"HTML"`

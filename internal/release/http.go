@@ -18,7 +18,9 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // SetReleaseBody changes the installed release version.
+// The read-only properties of GET /admin/settings/release are accepted and ignored.
 type SetReleaseBody struct {
+	web.ReadOnlyFrom[ReleaseSettings]
 	InstalledReleaseVersion string `json:"installedReleaseVersion" maxLength:"64" doc:"a version such as 1.4.2"`
 }
 
@@ -112,7 +114,16 @@ func (h *Handler) registerQueue(api huma.API) {
 	note := ` For the update runner only: every request under /api/v1/internal must carry header X-Core-Update-Token equal to
 CORE_UPDATE_RUNNER_TOKEN (401 UNAUTHORIZED otherwise, and always while the variable is unset). Allowed while the portal is
 read-only.`
-	op := web.Op(http.MethodPost, "/internal/upgrade-queue/claim", "claimUpdateJob", "Runner: heartbeat and take the queued update job", web.Public, tag)
+	op := web.Op(http.MethodGet, "/internal/upgrade-queue", "getUpdateQueue", "Runner: the update job in the queue", web.Public, tag)
+	op.Description = `The job waiting for the runner (status queued) or being carried out by it (status running); data is
+null when the queue is empty. Reading the queue changes nothing: it neither takes the job nor records the runner's
+heartbeat (POST /internal/upgrade-queue/claim does both).` + note
+	op.Security = []map[string][]string{{"runnerToken": {}}}
+	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.Out[*UpdateJob], error) {
+		return web.Reply(h.svc.Queued(ctx))
+	})
+
+	op = web.Op(http.MethodPost, "/internal/upgrade-queue/claim", "claimUpdateJob", "Runner: heartbeat and take the queued update job", web.Public, tag)
 	op.Description = `Records the runner's heartbeat (runnerOnline) and moves the queued job, if any, to running / entitle;
 data is null when no job waits. The answer carries what the runner needs to ask the vendor for the package.` + note
 	op.Security = []map[string][]string{{"runnerToken": {}}}

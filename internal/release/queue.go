@@ -40,6 +40,13 @@ func (s *Service) beat(ctx context.Context) error {
 	return s.settings.Set(ctx, keyHeartbeat, s.now().UTC().Format(time.RFC3339Nano))
 }
 
+// Queued returns the update job in the queue (queued, or running while the
+// runner carries it out); nil when there is none. It changes nothing, not
+// even the runner's heartbeat.
+func (s *Service) Queued(ctx context.Context) (*UpdateJob, error) {
+	return s.jobs.active(ctx)
+}
+
 // Claim records the runner's heartbeat and hands it the queued job, if any.
 func (s *Service) Claim(ctx context.Context) (*UpdateWork, error) {
 	if err := s.beat(ctx); err != nil {

@@ -32,8 +32,10 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]ServiceReco
 	return web.Reply(h.svc.List(ctx))
 }
 
-// ServicePatchBody is the body of PATCH /services/{key}.
+// ServicePatchBody is the body of PATCH /services/{key}; the read-only
+// properties of the service's record (GET /services) are accepted and ignored.
 type ServicePatchBody struct {
+	web.ReadOnlyFrom[ServiceRecord]
 	IsEnabled      *bool   `json:"isEnabled,omitempty"`
 	CronEnabled    *bool   `json:"cronEnabled,omitempty"`
 	CronExpression *string `json:"cronExpression,omitempty" maxLength:"100"`

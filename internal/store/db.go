@@ -150,6 +150,16 @@ func (db *DB) Ping(ctx context.Context) error {
 // Stats returns connection statistics of the main pool.
 func (db *DB) Stats() sql.DBStats { return db.write.Stats() }
 
+// InUse returns the connections in use of every pool of the process (on
+// SQLite the writer and the read-only pool).
+func (db *DB) InUse() int {
+	n := db.write.Stats().InUse
+	if db.read != db.write {
+		n += db.read.Stats().InUse
+	}
+	return n
+}
+
 // Q returns the transaction bound to ctx, or the database for reads.
 // Writes outside InTx go through the writer as well (see Exec).
 func (db *DB) Q(ctx context.Context) Querier {

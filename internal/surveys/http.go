@@ -188,6 +188,7 @@ func (h *Handler) get(ctx context.Context, in *surveyGetIn) (*web.Out[any], erro
 type surveyUpdateIn struct {
 	SurveyIDParams
 	Body struct {
+		web.ReadOnlyFrom[SurveyCard]
 		Title         *string      `json:"title,omitempty"`
 		Slug          *string      `json:"slug,omitempty"`
 		Description   *string      `json:"description,omitempty"`

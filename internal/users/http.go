@@ -92,6 +92,7 @@ func (h *Handler) get(ctx context.Context, in *IDPath) (*web.Out[Card], error) {
 type updateIn struct {
 	IDPath
 	Body struct {
+		web.ReadOnlyFrom[Card]
 		DisplayName *string `json:"displayName,omitempty" maxLength:"200"`
 		Email       *string `json:"email,omitempty" maxLength:"254"`
 		IsActive    *bool   `json:"isActive,omitempty"`

@@ -45,7 +45,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 		},
 		OpenAPIPath:   Prefix + "/openapi",
 		SchemasPath:   Prefix + "/schemas",
-		Formats:       huma.DefaultFormats,
+		Formats:       formats(),
 		DefaultFormat: "application/json",
 	}
 	api := humago.New(mux, cfg)
@@ -102,7 +102,8 @@ const apiDescription = `REST interface of Core Portal. Every JSON answer is the 
 { "success": bool, "data": …, "meta": {…}, "error": { "code", "message", "details" } }.
 
 Error codes: 400 VALIDATION_ERROR (malformed JSON, unknown body fields, bad UUIDs, bad query
-parameters; details.field names the field), 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_FOUND
+parameters; details.field names the field; a value the JSON decoding refuses is named by its
+property path and the JSON type expected, e.g. "maxRows: number 1e999 is out of range"), 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_FOUND
 (also unknown routes and wrong methods), 409 CONFLICT, 413 PAYLOAD_TOO_LARGE, 423 LICENSE_READ_ONLY,
 429 RATE_LIMITED, 503 UNAVAILABLE, 500 INTERNAL (the message carries a correlation id, never internals).
 
@@ -119,6 +120,11 @@ slower than the minimum rate (CORE_BODY_GRACE plus one second per CORE_BODY_MIN_
 request whose client goes away is logged as cancelled and not answered. Request processing itself
 has no time limit. Live item events are published after commit from a queue: a shared bus
 (Redis) that is down never slows a save, its events are dropped until it is back.
+
+Writing back what was read: the body of a PUT or PATCH also accepts the properties that the GET
+of the same resource returns and the write does not take (ids, timestamps, counters, computed
+flags such as hasPassword): they are marked readOnly in the body's schema, must have the type the
+GET gives, and are ignored (they never change anything). Any other unknown property is refused.
 
 Text: every path segment, query parameter (including JSON filters and sorts), JSON body value and
 multipart file name must be valid UTF-8 without NUL: a NUL (raw or \u0000), invalid or overlong

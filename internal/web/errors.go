@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -177,18 +178,23 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 			continue
 		}
 		f := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(d.Location, "body."), "query."), "path."), "header.")
+		m := d.Message
 		if d.Location == "body" {
+			// a decoding error of the body starts with its property path (DecodeError)
 			f = ""
+			if p, rest, ok := strings.Cut(m, ": "); ok && propertyPath.MatchString(p) {
+				f, m = p, rest
+			}
 		}
 		// Huma reports a missing property at the enclosing object's location.
-		if rest, ok := strings.CutPrefix(d.Message, "expected required property "); ok {
+		if rest, ok := strings.CutPrefix(m, "expected required property "); ok {
 			name, _, _ := strings.Cut(rest, " ")
 			if f != "" {
 				name = f + "." + name
 			}
 			f = name
 		}
-		fields = append(fields, map[string]string{"field": f, "message": d.Message})
+		fields = append(fields, map[string]string{"field": f, "message": m})
 	}
 	if len(fields) > 0 {
 		info.Details = map[string]any{"errors": fields}
@@ -204,6 +210,10 @@ func newHumaError(status int, msg string, errs ...error) huma.StatusError {
 	}
 	return &APIError{status: status, Err: info}
 }
+
+// propertyPath is the form of the property path that starts the message of
+// a DecodeError ("a.b[2]").
+var propertyPath = regexp.MustCompile(`^[^\s:()"]+$`)
 
 func init() {
 	// Huma exposes its error constructor as a package variable; setting it
