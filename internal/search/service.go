@@ -122,8 +122,10 @@ func (s *Service) Rescope(ctx context.Context, ref acl.Ref) error {
 		if err := s.st.remove(ctx, gone); err != nil {
 			return err
 		}
-		if err := s.st.rescope(ctx, keep); err != nil {
-			return err
+		if len(keep) > 0 {
+			if err := s.st.rescope(ctx, keep); err != nil {
+				return err
+			}
 		}
 		es = es[n:]
 	}

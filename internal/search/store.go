@@ -21,7 +21,8 @@ type indexStore struct {
 	foldHook  func() // tests: runs inside a fold before it removes the rows it read
 	// raceHook (tests) runs where index writes and rights changes
 	// interleave: "chain" after access chains were read, "rescope" before a
-	// rescope reads the entries depending on a resource, "dependents" after
+	// rescope reads the entries depending on a resource, "dependents" once
+	// it read them
 	raceHook  func(ctx context.Context, point string)
 	bitCounts atomic.Int64 // counts answered from the bitmaps (tests check the path ran)
 
