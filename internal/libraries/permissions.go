@@ -56,10 +56,12 @@ func (s *Service) SetInheritance(ctx context.Context, p *auth.Principal, library
 		return FilePermissionSettings{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		if err := s.acl.SetInherits(ctx, fileRef(f.GUID), inherit); err != nil {
+		// the file's row first, as every save that re-indexes the file
+		// locks it before the index locks the file's access-control object
+		if err := s.st.setInherits(ctx, f.GUID, inherit); err != nil {
 			return err
 		}
-		return s.st.setInherits(ctx, f.GUID, inherit)
+		return s.acl.SetInherits(ctx, fileRef(f.GUID), inherit)
 	})
 	if err != nil {
 		return FilePermissionSettings{}, err

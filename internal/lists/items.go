@@ -441,11 +441,13 @@ func (s *Service) SetItemInheritance(ctx context.Context, p *auth.Principal, lis
 		return ItemInheritance{}, err
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		if err := s.acl.SetInherits(ctx, itemRef(it.GUID), inherit); err != nil {
+		// the item's row first, as every save that re-indexes the item
+		// locks it before the index locks the item's access-control object
+		if err := s.st.setItemInherits(ctx, sc.list, it.Number, inherit); err != nil {
 			return err
 		}
 		s.itemsChanged(ctx, sc.list.ID)
-		return s.st.setItemInherits(ctx, sc.list, it.Number, inherit)
+		return s.acl.SetInherits(ctx, itemRef(it.GUID), inherit)
 	})
 	if err != nil {
 		return ItemInheritance{}, err

@@ -59,11 +59,14 @@ type CrawlResult struct {
 	Checkpoint string           `json:"checkpoint" doc:"where an interrupted crawl resumes (source index:cursor); empty when finished"`
 	Resumed    bool             `json:"resumed" doc:"true when the crawl went on from the checkpoint of an interrupted one"`
 	ElapsedMS  int64            `json:"elapsedMs"`
+	Rights     RightsCheck      `json:"rights" doc:"the consistency pass after the sources: item and file entries whose rights differed from the access-control registry, repaired"`
 }
 
 // Crawl rebuilds the index from every source, batch by batch; each batch and
 // the checkpoint after it commit together, so a crawl interrupted by a crash
-// resumes where it stopped. Progress goes to ReportProgress after batches
+// resumes where it stopped. Its consistency pass (CheckRights) then repairs
+// every item and file entry whose rights differ from the access-control
+// registry. Progress goes to ReportProgress after batches
 // (at most once per second) and the final result once more.
 func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
 	began := time.Now()
@@ -138,6 +141,11 @@ func (s *Service) Crawl(ctx context.Context) (CrawlResult, error) {
 		}
 		res.Sources[i].Done = true
 		after = ""
+	}
+	// entries no source wrote (a resource gone without its entry) or whose
+	// chain went stale are set right before the fold
+	if res.Rights, err = s.CheckRights(ctx); err != nil {
+		return res, fmt.Errorf("crawl: %w", err)
 	}
 	// the crawl rewrote every entry: fold them into the count bitmaps now
 	// rather than leave large totals to row counts until the worker has

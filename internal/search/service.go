@@ -67,6 +67,10 @@ func (s *Service) putDocs(ctx context.Context, docs []Doc) error {
 	if err := s.st.chains(ctx, es); err != nil {
 		return err
 	}
+	es, gone := registered(es)
+	if err := s.st.remove(ctx, gone); err != nil {
+		return err
+	}
 	return s.st.put(ctx, es)
 }
 
@@ -103,17 +107,25 @@ func (s *Service) Rescope(ctx context.Context, ref acl.Ref) error {
 	if ref.Type != acl.ListItem && ref.Type != acl.File {
 		return nil // containers and nodes are evaluated at query time
 	}
+	s.st.hook(ctx, "rescope")
 	es, err := s.st.dependents(ctx, ref.ID)
 	if err != nil {
 		return err
 	}
+	s.st.hook(ctx, "dependents")
 	for len(es) > 0 {
 		n := min(len(es), putBatch)
 		if err := s.st.chains(ctx, es[:n]); err != nil {
 			return err
 		}
-		if err := s.st.rescope(ctx, es[:n]); err != nil {
+		keep, gone := registered(es[:n])
+		if err := s.st.remove(ctx, gone); err != nil {
 			return err
+		}
+		if len(keep) > 0 {
+			if err := s.st.rescope(ctx, keep); err != nil {
+				return err
+			}
 		}
 		es = es[n:]
 	}

@@ -16,9 +16,14 @@ import (
 type indexStore struct {
 	db *store.DB
 
-	countCap  int          // 0: the package's countCap
-	passFirst bool         // tests: the pass and row counts answer, as without bitmaps
-	foldHook  func()       // tests: runs inside a fold before it removes the rows it read
+	countCap  int    // 0: the package's countCap
+	passFirst bool   // tests: the pass and row counts answer, as without bitmaps
+	foldHook  func() // tests: runs inside a fold before it removes the rows it read
+	// raceHook (tests) runs where index writes and rights changes
+	// interleave: "chain" after access chains were read, "rescope" before a
+	// rescope reads the entries depending on a resource, "dependents" once
+	// it read them
+	raceHook  func(ctx context.Context, point string)
 	bitCounts atomic.Int64 // counts answered from the bitmaps (tests check the path ran)
 
 	mu      sync.Mutex // guards size and sizedAt (see entries)
@@ -33,63 +38,9 @@ type entry struct {
 	Doc
 	Boundary string   // nearest isolated resource from the entry up to (not including) its container
 	Scopes   []string // access-control objects strictly between the entry and its container, up to Boundary
-}
-
-// chainTypes are the acl types an entry's chain walks through (items, files
-// and folders); any other type is the container, where the walk ends.
-const chainTypes = "'list_item', 'file'"
-
-// chains fills Boundary and Scopes of the entries below a container (items,
-// files, folders) from the access-control registry, in one query for all of
-// them: the chain of an entry runs up through folders and stops after the
-// first isolated object or at the container, as the acl engine's does.
-func (s *indexStore) chains(ctx context.Context, es []*entry) error {
-	var ids []string
-	byID := map[string]*entry{}
-	for _, e := range es {
-		e.Boundary, e.Scopes = "", nil
-		if e.ID != e.ContainerID && !e.Created {
-			ids = append(ids, e.ID)
-			byID[e.ID] = e
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `WITH RECURSIVE chain(start, id, type, parent_id, inherits, depth) AS (
-		SELECT o.id, o.id, o.type, o.parent_id, o.inherits, 0 FROM acl_objects o WHERE o.id IN `+s.idList()+`
-		UNION ALL
-		SELECT c.start, o.id, o.type, o.parent_id, o.inherits, c.depth + 1 FROM acl_objects o JOIN chain c ON o.id = c.parent_id
-		WHERE c.inherits = ? AND c.type IN (`+chainTypes+`) AND c.depth < 64)
-		SELECT start, id, type, inherits FROM chain ORDER BY start, depth`, jsonIDs(ids), true)
-	if err != nil {
-		return fmt.Errorf("access chains: %w", err)
-	}
-	defer rows.Close()
-	done := map[string]bool{}
-	for rows.Next() {
-		var start, id, typ string
-		var inherits bool
-		if err := rows.Scan(&start, &id, &typ, &inherits); err != nil {
-			return fmt.Errorf("access chains: %w", err)
-		}
-		e := byID[start]
-		if e == nil || done[start] {
-			continue
-		}
-		if id != start {
-			if typ != "list_item" && typ != "file" {
-				done[start] = true // the container: the rest is decided at query time
-				continue
-			}
-			e.Scopes = append(e.Scopes, id)
-		}
-		if !inherits {
-			e.Boundary = id
-			done[start] = true
-		}
-	}
-	return rows.Err()
+	// Unregistered: the resource of an item or file entry is not (or no
+	// longer) in the access-control registry; it gets no entry (see chains)
+	Unregistered bool
 }
 
 func nullable(s string) any {

@@ -24,7 +24,7 @@ func (h *Handler) Register(api huma.API) {
 	patch.Description += ` cronExpression: five fields (minute hour day-of-month month day-of-week, UTC) or a descriptor of the schedule editor: @hourly, @every 2h, @every 15m (at least 1m), @daily, @weekly, @monthly. A changed schedule counts from now (no catch-up run). Enabling a service that is not available is refused with 409 CONFLICT (details.reason says why). ad-sync is switched on only when the directory is configured and a live connection check (connect, bind as the service account) passes; otherwise 409 with the check's error as details.reason. notifications has no schedule.`
 	web.Register(api, patch, h.update)
 	run := web.Op(http.MethodPost, "/services/{key}/run", "runService", "Queue a manual run", web.Admin, "services")
-	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused with 409 CONFLICT (ad-sync: directory not configured). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override."
+	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused with 409 CONFLICT (ad-sync: directory not configured). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override. search-crawler re-indexes every source, then runs a consistency pass that compares the rights stored with every item and file entry with the access-control registry, repairs those that differ and removes entries of resources that no longer exist (job result: rights { checked, repaired, removed })."
 	web.Register(api, run, h.run)
 }
 
