@@ -121,7 +121,7 @@ func run(ctx context.Context, cmd string, cfg config.Config, args []string) erro
 	case "backup-runner":
 		return backupRunner(ctx, cfg)
 	case "restore":
-		return restoreCommand(ctx, cfg, args, os.Stderr)
+		return restoreCommand(ctx, cfg, args, os.Stdout)
 	case "api":
 		return serve(ctx, cfg, true, false)
 	case "worker":

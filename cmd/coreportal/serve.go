@@ -16,6 +16,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/applog"
 	"coreportal/internal/auth"
+	"coreportal/internal/backup"
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
@@ -56,6 +57,8 @@ type app struct {
 	modules  *modules.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
+	// backupKey is CORE_BACKUP_KEY (nil when not set)
+	backupKey *backup.Key
 
 	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
 	directory *directory.Service
@@ -92,11 +95,22 @@ func openBus(cfg config.Config) (bus.Bus, error) {
 }
 
 func build(ctx context.Context, cfg config.Config) (*app, error) {
+	return buildApp(ctx, cfg, true)
+}
+
+// buildApp wires the service; bootstrap creates the bootstrap administrator
+// of an empty database (coreportal restore does not: the archive brings its
+// accounts).
+func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, error) {
+	key, err := backup.NewKey(cfg.BackupKey)
+	if err != nil {
+		return nil, err
+	}
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, db: db, settings: settings.New(db)}
+	a := &app{cfg: cfg, db: db, settings: settings.New(db), backupKey: key}
 	a.buildAdmin()
 	if a.bus, err = openBus(cfg); err != nil {
 		db.Close()
@@ -122,14 +136,10 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if err := a.auth.Revocations().Load(ctx); err != nil {
 		return nil, err
 	}
-	generated, err := a.users.Bootstrap(ctx, cfg.SeedAdminLogin, cfg.SeedAdminPassword)
-	if err != nil {
-		return nil, err
-	}
-	if generated != "" {
-		// CONTRACT.md: the generated bootstrap password is printed once to the log.
-		slog.Warn("bootstrap administrator created with a generated password; change it after signing in",
-			"login", cfg.SeedAdminLogin, "password", generated)
+	if bootstrap {
+		if err := a.bootstrap(ctx); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.buildLicence(ctx); err != nil {
 		return nil, err
@@ -160,6 +170,20 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	a.buildSearch()
 	a.buildDashboard()
 	return a, nil
+}
+
+// bootstrap creates the bootstrap administrator of an empty database.
+func (a *app) bootstrap(ctx context.Context) error {
+	generated, err := a.users.Bootstrap(ctx, a.cfg.SeedAdminLogin, a.cfg.SeedAdminPassword)
+	if err != nil {
+		return err
+	}
+	if generated != "" {
+		// CONTRACT.md: the generated bootstrap password is printed once to the log.
+		slog.Warn("bootstrap administrator created with a generated password; change it after signing in",
+			"login", a.cfg.SeedAdminLogin, "password", generated)
+	}
+	return nil
 }
 
 func (a *app) close() {
