@@ -27,6 +27,7 @@ import (
 	"coreportal/internal/modules"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
+	"coreportal/internal/privfs"
 	"coreportal/internal/release"
 	"coreportal/internal/search"
 	"coreportal/internal/settings"
@@ -104,6 +105,10 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, error) {
 	key, err := backup.NewKey(cfg.BackupKey)
 	if err != nil {
+		return nil, err
+	}
+	// the data folder holds the database, blobs, licence and backups: 0700
+	if err := privfs.MkdirAll(cfg.DataDir); err != nil {
 		return nil, err
 	}
 	db, err := openStore(ctx, cfg)
