@@ -4,11 +4,8 @@ import (
 	"archive/tar"
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,152 +20,6 @@ import (
 	"coreportal/internal/blob"
 	"coreportal/internal/store"
 )
-
-// ErrCorrupt marks an archive that fails verification.
-var ErrCorrupt = errors.New("backup archive is corrupt")
-
-func corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-}
-
-// Checked is an archive Verify accepted.
-type Checked struct {
-	Manifest *Manifest
-	// Verified: the manifest is signed under the configured key.
-	Verified bool
-	// Why the manifest could not be verified (empty when Verified).
-	Why string
-	// secrets is the decrypted secrets part (only when Verified).
-	secrets *secretBag
-	// NotRestored are the secrets the restore left out (filled by apply).
-	NotRestored []string
-}
-
-// maxSecretsPart bounds the secrets part read into memory.
-const maxSecretsPart = 256 << 20
-
-// Verify reads the whole archive, checks every part against the manifest
-// (SHA-256 and size, none missing, none extra) and the manifest signature
-// with key. A manifest whose signature does not match under key is refused
-// (ErrTampered); one that cannot be checked (no key, not signed, another
-// key) comes back with Verified false and why.
-func Verify(path string, key *Key) (*Checked, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open archive: %w", err)
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	sizes := map[string]int64{}
-	var raw, sig, sealed []byte
-	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, corrupt("%v", err)
-		}
-		switch h.Name {
-		case "manifest.json", sigPart:
-			if raw != nil && h.Name == "manifest.json" || sig != nil && h.Name == sigPart {
-				return nil, corrupt("%s appears twice", h.Name)
-			}
-			b, err := io.ReadAll(io.LimitReader(tr, 256<<20))
-			if err != nil {
-				return nil, corrupt("%s: %v", h.Name, err)
-			}
-			if h.Name == sigPart {
-				sig = b
-			} else {
-				raw = b
-			}
-			continue
-		case secretsPart:
-			if sealed, err = io.ReadAll(io.LimitReader(tr, maxSecretsPart)); err != nil {
-				return nil, corrupt("%s: %v", h.Name, err)
-			}
-			sum := sha256.Sum256(sealed)
-			sums[h.Name], sizes[h.Name] = hex.EncodeToString(sum[:]), int64(len(sealed))
-			continue
-		}
-		hw := &hashWriter{h: sha256.New()}
-		if _, err := io.Copy(hw, tr); err != nil {
-			return nil, corrupt("%s: %v", h.Name, err)
-		}
-		sums[h.Name], sizes[h.Name] = hex.EncodeToString(hw.h.Sum(nil)), hw.n
-	}
-	if raw == nil {
-		return nil, corrupt("no manifest")
-	}
-	m := &Manifest{}
-	if err := json.Unmarshal(raw, m); err != nil {
-		return nil, corrupt("manifest: %v", err)
-	}
-	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
-		return nil, corrupt("format version %d, this service reads 1 to %d", m.FormatVersion, FormatVersion)
-	}
-	if err := checkParts(m, sums, sizes); err != nil {
-		return nil, err
-	}
-	d, why, err := key.authenticate(m, raw, sig)
-	if err != nil {
-		return nil, err
-	}
-	c := &Checked{Manifest: m, Verified: d != nil, Why: why}
-	if d != nil && m.Secrets.Encrypted {
-		plain, err := d.open(sealed)
-		if err != nil {
-			return nil, err
-		}
-		c.secrets = newBag()
-		if err := json.Unmarshal(plain, c.secrets); err != nil {
-			return nil, corrupt("secrets: %v", err)
-		}
-	}
-	return c, nil
-}
-
-// checkParts compares the parts read (sums, sizes) with the manifest.
-func checkParts(m *Manifest, sums map[string]string, sizes map[string]int64) error {
-	check := func(part, sum string, size int64) error {
-		got, ok := sums[part]
-		if !ok {
-			return corrupt("part %s is missing", part)
-		}
-		if got != sum || sizes[part] != size {
-			return corrupt("part %s does not match its checksum", part)
-		}
-		delete(sums, part)
-		return nil
-	}
-	for _, t := range m.Tables {
-		if err := check(t.Part, t.SHA256, t.Size); err != nil {
-			return err
-		}
-	}
-	for _, b := range m.Blobs {
-		if err := blob.CheckKey(b.Key); err != nil || b.Part != "blobs/"+b.Key {
-			return corrupt("bad blob key %q", b.Key)
-		}
-		if err := check(b.Part, b.SHA256, b.Size); err != nil {
-			return err
-		}
-	}
-	if m.Secrets.Encrypted {
-		if m.Secrets.Part != secretsPart {
-			return corrupt("bad secrets part %q", m.Secrets.Part)
-		}
-		if err := check(m.Secrets.Part, m.Secrets.SHA256, m.Secrets.Size); err != nil {
-			return err
-		}
-	}
-	for extra := range sums {
-		return corrupt("part %s is not in the manifest", extra)
-	}
-	return nil
-}
 
 // Hooks let capabilities take part in a restore.
 type Hooks struct {
@@ -340,6 +191,8 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 	}
 	if scrub != nil {
 		c.NotRestored = mergeNames(m.Secrets.Withheld, scrub.names())
+	} else if c.secrets == nil {
+		c.NotRestored = mergeNames(m.Secrets.Withheld, nil)
 	}
 	if err := restoreSecrets(ctx, tx, c.NotRestored, c.secrets); err != nil {
 		return err
