@@ -34,8 +34,9 @@ type Checked struct {
 	NotRestored []string
 }
 
-// maxSecretsPart bounds the secrets part read into memory.
-const maxSecretsPart = 256 << 20
+// maxPart bounds the manifest, its signature and the secrets part, which
+// are read into memory.
+const maxPart = 256 << 20
 
 // Verify reads the whole archive, checks every part against the manifest
 // (SHA-256 and size, none missing, none extra) and the manifest signature
@@ -43,72 +44,30 @@ const maxSecretsPart = 256 << 20
 // (ErrTampered); one that cannot be checked (no key, not signed, another
 // key) comes back with Verified false and why.
 func Verify(path string, key *Key) (*Checked, error) {
-	f, err := os.Open(path)
+	rd, err := readParts(path)
 	if err != nil {
-		return nil, fmt.Errorf("open archive: %w", err)
+		return nil, err
 	}
-	defer f.Close()
-	sums := map[string]string{}
-	sizes := map[string]int64{}
-	var raw, sig, sealed []byte
-	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, corrupt("%v", err)
-		}
-		switch h.Name {
-		case "manifest.json", sigPart:
-			if raw != nil && h.Name == "manifest.json" || sig != nil && h.Name == sigPart {
-				return nil, corrupt("%s appears twice", h.Name)
-			}
-			b, err := io.ReadAll(io.LimitReader(tr, 256<<20))
-			if err != nil {
-				return nil, corrupt("%s: %v", h.Name, err)
-			}
-			if h.Name == sigPart {
-				sig = b
-			} else {
-				raw = b
-			}
-			continue
-		case secretsPart:
-			if sealed, err = io.ReadAll(io.LimitReader(tr, maxSecretsPart)); err != nil {
-				return nil, corrupt("%s: %v", h.Name, err)
-			}
-			sum := sha256.Sum256(sealed)
-			sums[h.Name], sizes[h.Name] = hex.EncodeToString(sum[:]), int64(len(sealed))
-			continue
-		}
-		hw := &hashWriter{h: sha256.New()}
-		if _, err := io.Copy(hw, tr); err != nil {
-			return nil, corrupt("%s: %v", h.Name, err)
-		}
-		sums[h.Name], sizes[h.Name] = hex.EncodeToString(hw.h.Sum(nil)), hw.n
-	}
-	if raw == nil {
+	if rd.manifest == nil {
 		return nil, corrupt("no manifest")
 	}
 	m := &Manifest{}
-	if err := json.Unmarshal(raw, m); err != nil {
+	if err := json.Unmarshal(rd.manifest, m); err != nil {
 		return nil, corrupt("manifest: %v", err)
 	}
 	if m.FormatVersion < 1 || m.FormatVersion > FormatVersion {
 		return nil, corrupt("format version %d, this service reads 1 to %d", m.FormatVersion, FormatVersion)
 	}
-	if err := checkParts(m, sums, sizes); err != nil {
+	if err := checkParts(m, rd.sums, rd.sizes); err != nil {
 		return nil, err
 	}
-	d, why, err := key.authenticate(m, raw, sig)
+	d, why, err := key.authenticate(m, rd.manifest, rd.sig)
 	if err != nil {
 		return nil, err
 	}
 	c := &Checked{Manifest: m, Verified: d != nil, Why: why}
 	if d != nil && m.Secrets.Encrypted {
-		plain, err := d.open(sealed)
+		plain, err := d.open(rd.sealed)
 		if err != nil {
 			return nil, err
 		}
@@ -118,6 +77,60 @@ func Verify(path string, key *Key) (*Checked, error) {
 		}
 	}
 	return c, nil
+}
+
+// archiveRead is what one pass over an archive gives: the manifest, its
+// signature and the secrets part as bytes, every other part's SHA-256 and size.
+type archiveRead struct {
+	manifest, sig, sealed []byte
+	sums                  map[string]string
+	sizes                 map[string]int64
+}
+
+func readParts(path string) (*archiveRead, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open archive: %w", err)
+	}
+	defer f.Close()
+	rd := &archiveRead{sums: map[string]string{}, sizes: map[string]int64{}}
+	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return rd, nil
+		}
+		if err != nil {
+			return nil, corrupt("%v", err)
+		}
+		var keep *[]byte
+		switch h.Name {
+		case "manifest.json":
+			keep = &rd.manifest
+		case sigPart:
+			keep = &rd.sig
+		case secretsPart:
+			keep = &rd.sealed
+		}
+		if keep == nil {
+			hw := &hashWriter{h: sha256.New()}
+			if _, err := io.Copy(hw, tr); err != nil {
+				return nil, corrupt("%s: %v", h.Name, err)
+			}
+			rd.sums[h.Name], rd.sizes[h.Name] = hex.EncodeToString(hw.h.Sum(nil)), hw.n
+			continue
+		}
+		if *keep != nil {
+			return nil, corrupt("%s appears twice", h.Name)
+		}
+		if *keep, err = io.ReadAll(io.LimitReader(tr, maxPart)); err != nil {
+			return nil, corrupt("%s: %v", h.Name, err)
+		}
+		if h.Name == secretsPart {
+			sum := sha256.Sum256(*keep)
+			rd.sums[h.Name], rd.sizes[h.Name] = hex.EncodeToString(sum[:]), int64(len(*keep))
+		}
+	}
 }
 
 // checkParts compares the parts read (sums, sizes) with the manifest.
