@@ -34,11 +34,23 @@ func waitBackup(t *testing.T, c *kit.Client, id string) map[string]any {
 	}
 }
 
-// restoreCLI runs `coreportal restore --from file` against a database and data folder.
+// backupKey is the CORE_BACKUP_KEY of the backup tests.
+const backupKey = "correct horse battery staple 42"
+
+// restoreCLI runs `coreportal restore --from file` against a database and
+// data folder with CORE_BACKUP_KEY set to backupKey.
 func restoreCLI(t *testing.T, dbURL, dataDir, file string) (string, error) {
 	t.Helper()
-	cmd := exec.Command(kit.Binary(t), "restore", "--from", file)
-	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "CORE_DATA_DIR="+dataDir, "SEED_ADMIN_PASSWORD="+kit.AdminPassword, "CORE_LOG_LEVEL=warn")
+	return restoreCLIWith(t, dbURL, dataDir, file, nil, "SEED_ADMIN_PASSWORD="+kit.AdminPassword, "CORE_BACKUP_KEY="+backupKey)
+}
+
+// restoreCLIWith runs `coreportal restore --from file` with extra flags and
+// environment entries.
+func restoreCLIWith(t *testing.T, dbURL, dataDir, file string, flags []string, env ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(kit.Binary(t), append([]string{"restore", "--from", file}, flags...)...)
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "CORE_DATA_DIR="+dataDir, "CORE_LOG_LEVEL=warn", "SEED_ADMIN_PASSWORD=", "CORE_BACKUP_KEY=")
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -201,6 +213,9 @@ func TestAdminBackup(t *testing.T) {
 			t.Fatalf("restore %v", r)
 		}
 		adm = s.Admin(t)
+		if r := waitBackup(t, adm, rs["id"].(string)); r["details"].(map[string]any)["verified"] != true {
+			t.Fatalf("restore with the key not verified: %v", r)
+		}
 		checkWhole(t, adm, sd, sd.items)
 		adm.Do(t, "GET", "/nodes/"+later, nil).Expect(t, 404)
 		if rows, _ := auditRows(t, adm, "?action=backup.restore"); len(rows) == 0 {
@@ -297,7 +312,7 @@ func TestAdminBackup(t *testing.T) {
 			user.Do(t, "POST", "/admin/backups", nil).Expect(t, 403, "FORBIDDEN")
 			user.Do(t, "GET", "/admin/settings/backup", nil).Expect(t, 403, "FORBIDDEN")
 		})
-	})
+	}, "CORE_BACKUP_KEY="+backupKey)
 }
 
 // checkSearchAfterRestore: the restore queues a crawl that rebuilds the

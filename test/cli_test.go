@@ -189,7 +189,8 @@ func TestCLIUsersAndBackup(t *testing.T) {
 			expectOneLineError(t, runCLI(t, "", nil, append([]string{"user", "disable", "--login", "admin"}, flags...)...), 1, "bootstrap administrator")
 
 			file := filepath.Join(t.TempDir(), "portal.tar")
-			r = runCLI(t, "", nil, append([]string{"backup", "--to", file}, flags...)...)
+			key := "CORE_BACKUP_KEY=cli-test-backup-key-0123456789"
+			r = runCLI(t, "", []string{key}, append([]string{"backup", "--to", file}, flags...)...)
 			if r.code != 0 || !strings.Contains(r.stdout, "backup written to "+file) {
 				t.Fatalf("backup: %d %s %s", r.code, r.stdout, r.stderr)
 			}
@@ -203,8 +204,8 @@ func TestCLIUsersAndBackup(t *testing.T) {
 			}
 
 			to := []string{"--data-dir", t.TempDir(), "--database-url", b.DatabaseURL(t)}
-			r = runCLI(t, "", []string{"SEED_ADMIN_PASSWORD=" + kit.AdminPassword}, append([]string{"restore", "--from", file}, to...)...)
-			if r.code != 0 {
+			r = runCLI(t, "", []string{key}, append([]string{"restore", "--from", file}, to...)...)
+			if r.code != 0 || !strings.Contains(r.stdout, "signature: verified") || !strings.Contains(r.stdout, "administrators in the archive: admin") {
 				t.Fatalf("restore: %d %s %s", r.code, r.stdout, r.stderr)
 			}
 			if u := cliUsers(t, to); u["jane"].Login != "jane" || u["jane"].IsActive {

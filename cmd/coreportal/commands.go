@@ -38,7 +38,7 @@ func commands() []*command {
 				"backup catalogue. FILE is written under a temporary name and renamed when complete."},
 		{name: "backup-runner", summary: "execute queued backups, validations and restores (serve and worker run one too)",
 			setup: fixed(backupRunner)},
-		{name: "restore", args: "--from FILE", summary: "verify a backup archive and restore it into the configured database",
+		{name: "restore", args: "--from FILE [--accept-unverified]", summary: "verify a backup archive and restore it into the configured database",
 			about: "Restores also across databases: a SQLite backup into PostgreSQL and back.", setup: restoreSetup},
 		{name: "license activate", args: "--key-file F", summary: "activate a licence key (works while the portal is read-only; F may be - for stdin)",
 			setup: licenseSetup("license activate")},
@@ -66,11 +66,16 @@ func migrate(ctx context.Context, cfg config.Config) error {
 
 func restoreSetup(fs *flag.FlagSet) runFunc {
 	from := fs.String("from", "", "backup archive to restore")
+	accept := fs.Bool("accept-unverified", false, "restore an archive whose signature cannot be checked (no CORE_BACKUP_KEY, unsigned, another key): its data, none of its secrets")
 	return func(ctx context.Context, cfg config.Config) error {
 		if *from == "" {
 			return usageErr("--from FILE is required")
 		}
-		return restoreCommand(ctx, cfg, []string{"--from", *from}, os.Stderr)
+		args := []string{"--from", *from}
+		if *accept {
+			args = append(args, "--accept-unverified")
+		}
+		return restoreCommand(ctx, cfg, args, os.Stdout)
 	}
 }
 

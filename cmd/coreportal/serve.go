@@ -16,6 +16,7 @@ import (
 	"coreportal/internal/acl"
 	"coreportal/internal/applog"
 	"coreportal/internal/auth"
+	"coreportal/internal/backup"
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
@@ -26,6 +27,7 @@ import (
 	"coreportal/internal/modules"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
+	"coreportal/internal/privfs"
 	"coreportal/internal/release"
 	"coreportal/internal/search"
 	"coreportal/internal/settings"
@@ -56,6 +58,8 @@ type app struct {
 	modules  *modules.Service
 	blobs    blob.Store
 	admin    adminParts // audit, application log, dashboard, backups (serve_admin.go)
+	// backupKey is CORE_BACKUP_KEY (nil when not set)
+	backupKey *backup.Key
 
 	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
 	directory *directory.Service
@@ -92,11 +96,26 @@ func openBus(cfg config.Config) (bus.Bus, error) {
 }
 
 func build(ctx context.Context, cfg config.Config) (*app, error) {
+	return buildApp(ctx, cfg, true)
+}
+
+// buildApp wires the service; bootstrap creates the bootstrap administrator
+// of an empty database (coreportal restore does not: the archive brings its
+// accounts).
+func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, error) {
+	key, err := backup.NewKey(cfg.BackupKey)
+	if err != nil {
+		return nil, err
+	}
+	// the data folder holds the database, blobs, licence and backups: 0700
+	if err := privfs.MkdirAll(cfg.DataDir); err != nil {
+		return nil, err
+	}
 	db, err := openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, db: db, settings: settings.New(db)}
+	a := &app{cfg: cfg, db: db, settings: settings.New(db), backupKey: key}
 	a.buildAdmin()
 	if a.bus, err = openBus(cfg); err != nil {
 		db.Close()
@@ -122,17 +141,10 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	if err := a.auth.Revocations().Load(ctx); err != nil {
 		return nil, err
 	}
-	generated, err := a.users.Bootstrap(ctx, cfg.SeedAdminLogin, cfg.SeedAdminPassword)
-	if err != nil {
-		return nil, err
-	}
-	if generated != "" {
-		path, err := writeBootstrapPassword(cfg.DataDir, generated)
-		if err != nil {
-			return nil, fmt.Errorf("%w (the administrator %q exists: give it a password with coreportal user set-password --login %s)", err, cfg.SeedAdminLogin, cfg.SeedAdminLogin)
+	if bootstrap {
+		if err := a.bootstrap(ctx); err != nil {
+			return nil, err
 		}
-		slog.Warn("bootstrap administrator created with a generated password, written to a file readable by this account only; sign in, change the password and delete the file",
-			"login", cfg.SeedAdminLogin, "file", path)
 	}
 	if err := a.buildLicence(ctx); err != nil {
 		return nil, err
@@ -163,6 +175,22 @@ func build(ctx context.Context, cfg config.Config) (*app, error) {
 	a.buildSearch()
 	a.buildDashboard()
 	return a, nil
+}
+
+// bootstrap creates the bootstrap administrator of an empty database.
+func (a *app) bootstrap(ctx context.Context) error {
+	login := a.cfg.SeedAdminLogin
+	generated, err := a.users.Bootstrap(ctx, login, a.cfg.SeedAdminPassword)
+	if err != nil || generated == "" {
+		return err
+	}
+	path, err := writeBootstrapPassword(a.cfg.DataDir, generated)
+	if err != nil {
+		return fmt.Errorf("%w (the administrator %q exists: give it a password with coreportal user set-password --login %s)", err, login, login)
+	}
+	slog.Warn("bootstrap administrator created with a generated password, written to a file readable by this account only; sign in, change the password and delete the file",
+		"login", login, "file", path)
+	return nil
 }
 
 func (a *app) close() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -77,7 +78,9 @@ func (a *app) buildDashboard() {
 			_, err := a.jobs.Enqueue(ctx, "searchCrawler.run", map[string]any{"serviceKey": services.KeySearchCrawler, "trigger": "restore"})
 			return err
 		},
+		Administrators: a.administrators,
 	})
+	a.admin.backup.SetKey(a.backupKey)
 	a.workers = append(a.workers, a.admin.backup.Run)
 	// the core-backup schedule queues a backup for the runner
 	a.services.RegisterJob(services.KeyCoreBackup, "backup.run", func(ctx context.Context) (any, error) {
@@ -166,4 +169,20 @@ func (a *app) adminHandlers() []interface{ Register(huma.API) } {
 		dashboard.NewHandler(a.admin.dashboard),
 		backup.NewHandler(a.admin.backup),
 	}
+}
+
+// administrators are the logins of the active administrators.
+func (a *app) administrators(ctx context.Context) ([]string, error) {
+	admin := true
+	rows, _, err := a.users.List(ctx, "", &admin, 0, 1000)
+	if err != nil {
+		return nil, fmt.Errorf("list administrators: %w", err)
+	}
+	out := []string{}
+	for _, u := range rows {
+		if u.IsActive {
+			out = append(out, u.Login)
+		}
+	}
+	return out, nil
 }

@@ -35,8 +35,10 @@ import (
 // archive's bytes, are stored as they are). Any gzip reader reads them.
 var gzipLevel = gzip.BestSpeed
 
-// FormatVersion of the archives this code writes and reads.
-const FormatVersion = 1
+// FormatVersion of the archives this code writes; it reads versions 1
+// (unsigned, secrets in clear: restored only as unverified, without their
+// secrets) to FormatVersion.
+const FormatVersion = 2
 
 // Excluded tables are never backed up nor overwritten by a restore: the
 // migration bookkeeping, the application log, the instance heartbeats and
@@ -71,6 +73,8 @@ type Manifest struct {
 	Tables        []TablePart `json:"tables"`
 	Blobs         []BlobPart  `json:"blobs"`
 	Counts        Counts      `json:"counts"`
+	Secrets       SecretsInfo `json:"secrets"`
+	Protection    *Protection `json:"protection,omitempty"`
 }
 
 // Counts summarise an archive.
@@ -118,8 +122,10 @@ func (w *hashWriter) Write(p []byte) (int, error) {
 
 // Write takes a consistent snapshot of db and the blobs it references and
 // writes the archive to w. Table parts are buffered in tmp (a temp-file
-// factory) because tar needs each part's size before its bytes.
-func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp func() (TempFile, error)) (*Manifest, error) {
+// factory) because tar needs each part's size before its bytes. With key
+// the withheld secrets are encrypted into the archive and the manifest is
+// signed; without one they are left out and the manifest is not signed.
+func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp func() (TempFile, error), key *Key) (*Manifest, error) {
 	static, err := db.MigrationTables()
 	if err != nil {
 		return nil, err
@@ -128,6 +134,7 @@ func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp
 	tw := tar.NewWriter(w)
 	buf := make([]byte, copyBufSize)
 	var keys []string
+	bag := newBag()
 	err = db.Snapshot(ctx, func(ctx context.Context, q store.Querier) error {
 		if m.SchemaVersion, err = db.SchemaVersion(ctx); err != nil {
 			return err
@@ -148,7 +155,7 @@ func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp
 			if err != nil {
 				return err
 			}
-			part, tk, err := dumpTable(ctx, q, t, cols, f)
+			part, tk, err := dumpTable(ctx, q, t, cols, f, bag.scrubber(t, cols))
 			if err == nil {
 				part.Dynamic = !static[t]
 				err = addFile(tw, part.Part, f, part.Size, buf)
@@ -183,20 +190,60 @@ func Write(ctx context.Context, db *store.DB, blobs blob.Store, w io.Writer, tmp
 		m.Counts.Blobs++
 		m.Counts.BlobBytes += bp.Size
 	}
-	raw, err := json.MarshalIndent(m, "", " ")
-	if err != nil {
-		return nil, fmt.Errorf("encode manifest: %w", err)
-	}
-	if err := tw.WriteHeader(&tar.Header{Name: "manifest.json", Mode: 0o600, Size: int64(len(raw)), ModTime: m.CreatedAt}); err != nil {
-		return nil, fmt.Errorf("write manifest: %w", err)
-	}
-	if _, err := tw.Write(raw); err != nil {
-		return nil, fmt.Errorf("write manifest: %w", err)
+	if err := finish(tw, m, bag, key); err != nil {
+		return nil, err
 	}
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("close archive: %w", err)
 	}
 	return m, nil
+}
+
+// finish writes the secrets part, the manifest and its signature.
+func finish(tw *tar.Writer, m *Manifest, bag *secretBag, key *Key) error {
+	m.Secrets.Withheld = bag.names()
+	var d derived
+	if key != nil {
+		var err error
+		if d, m.Protection, err = key.protect(); err != nil {
+			return err
+		}
+		plain, err := json.Marshal(bag)
+		if err != nil {
+			return fmt.Errorf("encode secrets: %w", err)
+		}
+		sealed, err := d.seal(plain)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(sealed)
+		m.Secrets.Encrypted, m.Secrets.Cipher, m.Secrets.Part = true, cipherName, secretsPart
+		m.Secrets.Size, m.Secrets.SHA256 = int64(len(sealed)), hex.EncodeToString(sum[:])
+		if err := addBytes(tw, secretsPart, sealed, m.CreatedAt); err != nil {
+			return err
+		}
+	}
+	raw, err := json.MarshalIndent(m, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode manifest: %w", err)
+	}
+	if err := addBytes(tw, "manifest.json", raw, m.CreatedAt); err != nil {
+		return err
+	}
+	if key != nil {
+		return addBytes(tw, sigPart, d.sign(raw), m.CreatedAt)
+	}
+	return nil
+}
+
+func addBytes(tw *tar.Writer, name string, raw []byte, at time.Time) error {
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o600, Size: int64(len(raw)), ModTime: at}); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if _, err := tw.Write(raw); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
 }
 
 // TempFile is a scratch file for one part.
@@ -205,7 +252,7 @@ type TempFile interface {
 	Close() error
 }
 
-func dumpTable(ctx context.Context, q store.Querier, table string, cols []store.Column, f TempFile) (TablePart, []string, error) {
+func dumpTable(ctx context.Context, q store.Querier, table string, cols []store.Column, f TempFile, scrub func([]any) bool) (TablePart, []string, error) {
 	part := TablePart{Name: table, Part: "db/" + table + ".jsonl.gz"}
 	hw := &hashWriter{h: sha256.New()}
 	gz, err := gzip.NewWriterLevel(io.MultiWriter(f, hw), gzipLevel)
@@ -215,7 +262,7 @@ func dumpTable(ctx context.Context, q store.Querier, table string, cols []store.
 	// rows are read and encoded here while the previous chunk is compressed
 	// on the other goroutine
 	aw := newAsyncWriter(gz)
-	keys, err := encodeRows(ctx, q, table, cols, aw, &part)
+	keys, err := encodeRows(ctx, q, table, cols, aw, &part, scrub)
 	if cerr := aw.Close(); err == nil {
 		err = cerr
 	}
@@ -231,8 +278,9 @@ func dumpTable(ctx context.Context, q store.Querier, table string, cols []store.
 }
 
 // encodeRows writes the header line and one JSON array per row of table to
-// w and returns the blob keys the rows reference.
-func encodeRows(ctx context.Context, q store.Querier, table string, cols []store.Column, w io.Writer, part *TablePart) ([]string, error) {
+// w and returns the blob keys the rows reference. scrub, when set, takes the
+// secrets out of each row (false: the row is left out).
+func encodeRows(ctx context.Context, q store.Querier, table string, cols []store.Column, w io.Writer, part *TablePart, scrub func([]any) bool) ([]string, error) {
 	enc := json.NewEncoder(w)
 	if err := enc.Encode(header{Table: table, Columns: cols}); err != nil {
 		return nil, err
@@ -263,6 +311,9 @@ func encodeRows(ctx context.Context, q store.Querier, table string, cols []store
 		}
 		for i, v := range vals {
 			out[i] = encodeValue(v, cols[i].Kind)
+		}
+		if scrub != nil && !scrub(out) {
+			continue
 		}
 		if blobCol >= 0 {
 			if k, ok := out[blobCol].(string); ok {

@@ -27,9 +27,12 @@ const idDoc = ` A malformed id answers 400 VALIDATION_ERROR; a well-formed id no
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	get := web.Op(http.MethodGet, "/admin/settings/backup", "getBackupSettings", "Backup settings and runner status", web.Admin, "admin-backups")
-	get.Description += ` path, retentionCount, retentionDays, the resolved folder (dir), lastValidatedOk (newest finished
-validation), runnerOnline (a runner reported within 30 s) and runnerSeenAt, copies (successful backups whose file
-exists), lastBackupAt, lastBackupSize, maintenance (a restore is running).`
+	get.Description += ` path, retentionCount, retentionDays, the resolved absolute folder (dir: the default is
+{CORE_DATA_DIR}/backups, and a relative path stored by an older release is taken relative to the data folder, once),
+keyConfigured (CORE_BACKUP_KEY is set), lastValidatedOk (newest finished validation), runnerOnline (a runner reported
+within 30 s) and runnerSeenAt, copies (successful backups whose file exists), lastBackupAt, lastBackupSize,
+maintenance (a restore is running). New installations back up daily at 01:00 (service core-backup, switched with
+PATCH /services/core-backup) and keep 7 copies.`
 	web.Register(api, get, h.getSettings)
 	put := web.Op(http.MethodPut, "/admin/settings/backup", "putBackupSettings", "Save the backup catalogue and retention", web.Admin, "admin-backups")
 	put.Description += ` Retention is applied after every successful backup: copies beyond retentionCount (newest kept)
@@ -44,12 +47,26 @@ or older than retentionDays are deleted with their file; 0 switches a limit off.
 	q := web.Op(http.MethodPost, "/admin/backups", "queueBackup", "Queue a backup", web.Admin, "admin-backups")
 	q.Description += ` Answers 202 with the queued record. The archive (a tar file in the catalogue) holds a consistent
 snapshot of the database taken in one read-only transaction while the service keeps serving writes, every blob a
-record references, and a manifest (format and schema version, counts, SHA-256 of every part).` + journalDoc
+record references, and a manifest (format and schema version, counts, SHA-256 of every part). Archive and catalogue
+files are written 0600 (a catalogue folder the runner creates 0700). Secrets never appear in clear: the JWT signing
+secret and other secret settings, the SMTP and LDAP passwords and local password hashes are withheld from the table
+parts. With CORE_BACKUP_KEY they are encrypted into the archive (XChaCha20-Poly1305 under a key derived from
+CORE_BACKUP_KEY with argon2id and a per-archive salt) and the manifest is signed (HMAC-SHA256); the record's details
+say signed and secretsEncrypted. Without CORE_BACKUP_KEY they are left out, the manifest is not signed, and details
+name them (secretsOmitted) with a warning.` + journalDoc
 	web.Register(api, q, h.queue)
 	web.Register(api, web.Op(http.MethodGet, "/admin/backups/restorable", "restorableBackups", "Successful backups whose file exists where it was written (details.dir, also a former catalogue folder)", web.Admin, "admin-backups"), h.restorable)
 	r := web.Op(http.MethodPost, "/admin/backups/{id}/restore", "restoreBackup", "Queue a restore of a successful backup", web.Admin, "admin-backups")
-	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest and every checksum
-first (a damaged archive is refused before anything changes), then puts the service in maintenance (writes answer 503
+	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest, its signature and
+every checksum first (a damaged archive is refused before anything changes): an archive whose manifest signature does
+not match under CORE_BACKUP_KEY (edited after it was written, even with recomputed checksums) is refused with "the
+archive was changed after it was written"; one whose signature cannot be checked (no CORE_BACKUP_KEY, an unsigned
+archive, or one written under another key) is refused unless the body says {"acceptUnverified": true}, and is then
+restored without any of its secrets. The finished record's details say verified, secretsRestored, secretsNotRestored
+(names such as settings.jwt_secret, services.notifications.password, services.ad-sync.bindPassword,
+users.password_hash), notes (what became of each: a new JWT secret and survey respondent secret are generated, SMTP and
+LDAP passwords are left empty, local accounts keep no password until one is set with coreportal user set-password) and
+administrators (the administrators' logins the archive brings). The runner then puts the service in maintenance (writes answer 503
 UNAVAILABLE) and replaces the database content and blobs in one transaction. Maintenance starts as soon as the runner
 takes the record, before the verification (on other API instances within a second); a refused archive ends it with
 nothing changed. The backup journal, the application log and instance figures are kept; the audit log is append-only
@@ -121,13 +138,22 @@ type idIn struct {
 	ID string `path:"id" maxLength:"40"`
 }
 
+// RestoreBody is the optional body of a restore.
+type RestoreBody struct {
+	AcceptUnverified bool `json:"acceptUnverified,omitempty" doc:"restore an archive whose manifest signature cannot be checked (CORE_BACKUP_KEY not set, an unsigned archive, or one written under another key): its data as it is and none of its secrets; default false (such an archive is refused). An archive whose signature does not match under the configured key is refused regardless."`
+}
+
 type restoreIn struct {
 	ID   string `path:"id" maxLength:"40"`
-	Body *BackupNoOptions
+	Body *RestoreBody
 }
 
 func (h *Handler) restore(ctx context.Context, in *restoreIn) (*web.Out[*BackupRecord], error) {
-	r, err := h.svc.Queue(ctx, "restore", in.ID)
+	var opts RestoreOptions
+	if in.Body != nil {
+		opts.AcceptUnverified = in.Body.AcceptUnverified
+	}
+	r, err := h.svc.QueueRestore(ctx, in.ID, opts)
 	if err == nil {
 		audit.Record(ctx, audit.Entry{Action: audit.BackupRestore, ResourceType: "backup", ResourceID: in.ID, Details: map[string]any{"queued": r.ID}})
 	}

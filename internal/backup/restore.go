@@ -4,11 +4,8 @@ import (
 	"archive/tar"
 	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -24,86 +21,6 @@ import (
 	"coreportal/internal/store"
 )
 
-// ErrCorrupt marks an archive that fails verification.
-var ErrCorrupt = errors.New("backup archive is corrupt")
-
-func corrupt(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-}
-
-// Verify reads the whole archive, checks every part against the manifest
-// (SHA-256 and size, none missing, none extra) and returns the manifest.
-func Verify(path string) (*Manifest, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open archive: %w", err)
-	}
-	defer f.Close()
-	sums := map[string]string{}
-	sizes := map[string]int64{}
-	var m *Manifest
-	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, corrupt("%v", err)
-		}
-		if h.Name == "manifest.json" {
-			raw, err := io.ReadAll(io.LimitReader(tr, 256<<20))
-			if err != nil {
-				return nil, corrupt("manifest: %v", err)
-			}
-			m = &Manifest{}
-			if err := json.Unmarshal(raw, m); err != nil {
-				return nil, corrupt("manifest: %v", err)
-			}
-			continue
-		}
-		hw := &hashWriter{h: sha256.New()}
-		if _, err := io.Copy(hw, tr); err != nil {
-			return nil, corrupt("%s: %v", h.Name, err)
-		}
-		sums[h.Name], sizes[h.Name] = hex.EncodeToString(hw.h.Sum(nil)), hw.n
-	}
-	if m == nil {
-		return nil, corrupt("no manifest")
-	}
-	if m.FormatVersion != FormatVersion {
-		return nil, corrupt("format version %d, this service reads %d", m.FormatVersion, FormatVersion)
-	}
-	check := func(part, sum string, size int64) error {
-		got, ok := sums[part]
-		if !ok {
-			return corrupt("part %s is missing", part)
-		}
-		if got != sum || sizes[part] != size {
-			return corrupt("part %s does not match its checksum", part)
-		}
-		delete(sums, part)
-		return nil
-	}
-	for _, t := range m.Tables {
-		if err := check(t.Part, t.SHA256, t.Size); err != nil {
-			return nil, err
-		}
-	}
-	for _, b := range m.Blobs {
-		if err := blob.CheckKey(b.Key); err != nil || b.Part != "blobs/"+b.Key {
-			return nil, corrupt("bad blob key %q", b.Key)
-		}
-		if err := check(b.Part, b.SHA256, b.Size); err != nil {
-			return nil, err
-		}
-	}
-	for extra := range sums {
-		return nil, corrupt("part %s is not in the manifest", extra)
-	}
-	return m, nil
-}
-
 // Hooks let capabilities take part in a restore.
 type Hooks struct {
 	// RebuildTables re-creates dynamic tables (list items) from the restored
@@ -112,20 +29,29 @@ type Hooks struct {
 	// Restored runs in the restore's transaction after every row is back:
 	// caches are dropped on every instance once it commits.
 	Restored func(ctx context.Context) error
+	// Administrators lists the administrators' logins after a restore.
+	Administrators func(ctx context.Context) ([]string, error)
 }
 
-// Restore verifies path, then replaces the database content and the blobs
-// with the archive's in one transaction. The schema versions must match.
-func Restore(ctx context.Context, db *store.DB, blobs blob.Store, path string, hooks Hooks) (*Manifest, error) {
-	m, err := Verify(path)
+// Restore verifies path with key, then replaces the database content and
+// the blobs with the archive's in one transaction (no maintenance flag, no
+// audit record: for tools; the service uses Service.RestoreFile). The
+// schema versions must match.
+func Restore(ctx context.Context, db *store.DB, blobs blob.Store, path string, key *Key, opts RestoreOptions, hooks Hooks) (*Manifest, error) {
+	c, err := Verify(path, key)
 	if err != nil {
 		return nil, err
 	}
-	return apply(ctx, db, blobs, path, m, hooks)
+	if !c.Verified && !opts.AcceptUnverified {
+		return nil, fmt.Errorf("%w: %s", ErrUnverified, c.Why)
+	}
+	return apply(ctx, db, blobs, path, c, hooks)
 }
 
-// apply restores an archive Verify accepted (m is its manifest).
-func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, m *Manifest, hooks Hooks) (*Manifest, error) {
+// apply restores an archive Verify accepted: its secrets when c holds
+// them, otherwise the safe values of restoreSecrets.
+func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, c *Checked, hooks Hooks) (*Manifest, error) {
+	m := c.Manifest
 	version, err := db.SchemaVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -149,7 +75,7 @@ func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, m *
 		return nil, err
 	}
 	err = db.InTx(ctx, func(ctx context.Context, tx *store.Tx) error {
-		return restoreTables(ctx, db, tx, path, m, static, hooks)
+		return restoreTables(ctx, db, tx, path, c, static, hooks)
 	})
 	if err != nil {
 		return nil, err
@@ -157,7 +83,8 @@ func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, m *
 	return m, nil
 }
 
-func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string, m *Manifest, static map[string]bool, hooks Hooks) error {
+func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string, c *Checked, static map[string]bool, hooks Hooks) error {
+	m := c.Manifest
 	pg := db.Dialect == store.Postgres
 	if pg {
 		// no foreign-key or counter triggers while rows arrive in table order
@@ -215,13 +142,19 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 			inArchive[t.Part] = t
 		}
 	}
+	// an archive that is not verified gives no secret: what its table parts
+	// hold (archives of format 1, or edited ones) is taken out as it loads
+	var scrub *secretBag
+	if !c.Verified {
+		scrub = newBag()
+	}
 	load := func(pick func(TablePart) bool) error {
 		return eachPart(path, func(name string, r io.Reader) error {
 			t, ok := inArchive[name]
 			if !ok || !pick(t) {
 				return nil
 			}
-			return loadTable(ctx, db, tx, t, r)
+			return loadTable(ctx, db, tx, t, r, scrub)
 		})
 	}
 	if err := load(func(t TablePart) bool { return !t.Dynamic && !lateTables[t.Name] }); err != nil {
@@ -256,6 +189,14 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 			return err
 		}
 	}
+	if scrub != nil {
+		c.NotRestored = mergeNames(m.Secrets.Withheld, scrub.names())
+	} else if c.secrets == nil {
+		c.NotRestored = mergeNames(m.Secrets.Withheld, nil)
+	}
+	if err := restoreSecrets(ctx, tx, c.NotRestored, c.secrets); err != nil {
+		return err
+	}
 	if hooks.Restored != nil {
 		return hooks.Restored(ctx)
 	}
@@ -286,7 +227,9 @@ func eachPart(path string, fn func(name string, r io.Reader) error) error {
 
 const insertBatch = 200
 
-func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, r io.Reader) error {
+// loadTable inserts the rows of one table part; scrub, when set, takes the
+// secrets out of each row first.
+func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, r io.Reader, scrub *secretBag) error {
 	gz, err := gzip.NewReader(r)
 	if err != nil {
 		return corrupt("%s: %v", part.Part, err)
@@ -321,6 +264,10 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 		keep[i] = true
 		names = append(names, store.QuoteIdent(c.Name))
 	}
+	var scrubRow func([]any) bool
+	if scrub != nil {
+		scrubRow = scrub.scrubber(h.Table, h.Columns)
+	}
 	prefix := "INSERT INTO " + store.QuoteIdent(h.Table) + " (" + strings.Join(names, ", ") + ") VALUES "
 	row := "(" + store.Placeholders(len(names)) + ")"
 	suffix := ""
@@ -351,6 +298,9 @@ func loadTable(ctx context.Context, db *store.DB, tx *store.Tx, part TablePart, 
 		}
 		if len(vals) != len(h.Columns) {
 			return corrupt("%s: row of %d values for %d columns", part.Part, len(vals), len(h.Columns))
+		}
+		if scrubRow != nil && !scrubRow(vals) {
+			continue
 		}
 		for i, v := range vals {
 			if keep[i] {

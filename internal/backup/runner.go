@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"coreportal/internal/audit"
+	"coreportal/internal/privfs"
 )
 
 // Run is the backup runner: it reports itself every few seconds and executes
@@ -76,8 +77,8 @@ const minFree = 100 << 20
 func (s *Service) validate(ctx context.Context, r *BackupRecord) error {
 	dir := s.dirOf(ctx)
 	r.Details["dir"] = dir
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+	if err := privfs.MkdirNew(dir); err != nil {
+		return err
 	}
 	probe := filepath.Join(dir, ".write-test")
 	if err := os.WriteFile(probe, []byte("ok"), 0o600); err != nil {
@@ -97,11 +98,11 @@ func (s *Service) validate(ctx context.Context, r *BackupRecord) error {
 
 // Backup writes one archive into dir and returns its file name and manifest.
 func (s *Service) Backup(ctx context.Context, dir, name string) (*Manifest, int64, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, 0, fmt.Errorf("create %s: %w", dir, err)
+	if err := privfs.MkdirNew(dir); err != nil {
+		return nil, 0, err
 	}
 	tmpPath := filepath.Join(dir, "."+name+".partial")
-	f, err := os.Create(tmpPath)
+	f, err := privfs.Create(tmpPath)
 	if err != nil {
 		return nil, 0, fmt.Errorf("create archive: %w", err)
 	}
@@ -113,7 +114,7 @@ func (s *Service) Backup(ctx context.Context, dir, name string) (*Manifest, int6
 		}
 		_ = os.Remove(tf.Name()) // unlinked: gone when closed
 		return tf, nil
-	})
+	}, s.key)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -145,6 +146,13 @@ func (s *Service) backup(ctx context.Context, r *BackupRecord) error {
 	r.Details["counts"] = m.Counts
 	r.Details["schemaVersion"] = m.SchemaVersion
 	r.Details["dialect"] = m.Dialect
+	r.Details["signed"] = m.Protection != nil
+	r.Details["secretsEncrypted"] = m.Secrets.Encrypted
+	if !m.Secrets.Encrypted && len(m.Secrets.Withheld) > 0 {
+		r.Details["secretsOmitted"] = m.Secrets.Withheld
+		r.Details["warning"] = "CORE_BACKUP_KEY is not set: the secrets were left out of the archive and its manifest is not signed; " +
+			"a restore of it must accept an unverified archive and restores no secret"
+	}
 	audit.Record(ctx, audit.Entry{Action: audit.BackupRun, ResourceType: "backup", ResourceID: r.ID, Actor: &audit.Actor{Login: "core-backup"},
 		Details: map[string]any{"fileName": name, "size": size, "counts": m.Counts}})
 	return s.retain(ctx, r.ID)
@@ -190,12 +198,14 @@ func (s *Service) restore(ctx context.Context, r *BackupRecord) error {
 		return fmt.Errorf("backup %s: %w", r.SourceID, err)
 	}
 	path := s.fileOf(ctx, src)
-	m, err := s.RestoreFile(ctx, path)
+	accept, _ := r.Details["acceptUnverified"].(bool)
+	rep, err := s.RestoreFile(ctx, path, RestoreOptions{AcceptUnverified: accept})
 	if err != nil {
 		return err
 	}
-	r.Details["counts"] = m.Counts
+	r.Details["counts"] = rep.Manifest.Counts
 	r.Details["fileName"] = src.FileName
+	rep.details(r.Details)
 	return nil
 }
 
@@ -204,9 +214,10 @@ func (s *Service) restore(ctx context.Context, r *BackupRecord) error {
 const maintenanceSeen = 1100 * time.Millisecond
 
 // RestoreFile puts the service in maintenance (writes answer 503), verifies
-// the archive (a damaged one is refused before anything changes, and
-// maintenance ends), restores it and records it in the audit log.
-func (s *Service) RestoreFile(ctx context.Context, path string) (*Manifest, error) {
+// the archive (a damaged, edited or, unless opts accept it, unverifiable one
+// is refused before anything changes, and maintenance ends), restores it and
+// records it in the audit log.
+func (s *Service) RestoreFile(ctx context.Context, path string, opts RestoreOptions) (*RestoreReport, error) {
 	if err := s.kv.Set(ctx, maintenanceKey, "restore"); err != nil {
 		return nil, err
 	}
@@ -217,16 +228,27 @@ func (s *Service) RestoreFile(ctx context.Context, path string) (*Manifest, erro
 		_ = s.kv.Set(context.WithoutCancel(ctx), maintenanceKey, "")
 		s.maintCheck.Store(0)
 	}()
-	m, err := Verify(path)
+	c, err := Verify(path, s.key)
 	if err != nil {
 		return nil, err
+	}
+	if !c.Verified && !opts.AcceptUnverified {
+		return nil, fmt.Errorf("%w: %s. Set CORE_BACKUP_KEY to the key the archive was written with, or accept an unverified "+
+			"archive (coreportal restore --accept-unverified, or POST /admin/backups/{id}/restore with {\"acceptUnverified\": true}): "+
+			"its data is then restored as it is and none of its secrets", ErrUnverified, c.Why)
 	}
 	time.Sleep(maintenanceSeen - time.Since(began)) // every instance refuses writes before rows change
-	m, err = apply(ctx, s.db, s.blobs, path, m, s.hooks)
+	m, err := apply(ctx, s.db, s.blobs, path, c, s.hooks)
 	if err != nil {
 		return nil, err
 	}
+	rep := newReport(c)
+	if s.hooks.Administrators != nil {
+		if rep.Administrators, err = s.hooks.Administrators(ctx); err != nil {
+			return nil, err
+		}
+	}
 	audit.Record(ctx, audit.Entry{Action: audit.BackupRestore, ResourceType: "backup", ResourceID: filepath.Base(path), Actor: &audit.Actor{Login: "core-backup"},
-		Details: map[string]any{"counts": m.Counts, "dialect": m.Dialect, "createdAt": m.CreatedAt}})
-	return m, nil
+		Details: map[string]any{"counts": m.Counts, "dialect": m.Dialect, "createdAt": m.CreatedAt, "verified": c.Verified, "secretsNotRestored": rep.SecretsNotRestored}})
+	return rep, nil
 }

@@ -51,6 +51,7 @@ type Service struct {
 	blobs   blob.Store
 	kv      KV
 	dataDir string
+	key     *Key
 	hooks   Hooks
 	now     func() time.Time
 
@@ -58,10 +59,17 @@ type Service struct {
 	maintCheck atomic.Int64 // unix nano of the last read
 }
 
-// New builds the service.
+// New builds the service. dataDir is made absolute once: the default
+// catalogue and stored relative catalogue paths resolve against it.
 func New(db *store.DB, blobs blob.Store, kv KV, dataDir string, hooks Hooks) *Service {
+	if abs, err := filepath.Abs(dataDir); err == nil {
+		dataDir = abs
+	}
 	return &Service{db: db, j: &journal{db: db}, blobs: blobs, kv: kv, dataDir: dataDir, hooks: hooks, now: time.Now}
 }
+
+// SetKey sets the operator's backup key (CORE_BACKUP_KEY; nil: none).
+func (s *Service) SetKey(k *Key) { s.key = k }
 
 // Settings returns the stored settings (defaults when none).
 func (s *Service) Settings(ctx context.Context) (BackupSettings, error) {
@@ -73,6 +81,7 @@ func (s *Service) Settings(ctx context.Context) (BackupSettings, error) {
 	if err := json.Unmarshal([]byte(raw), &st); err != nil {
 		return st, fmt.Errorf("decode backup settings: %w", err)
 	}
+	st.Path = s.Dir(st)
 	return st, nil
 }
 
@@ -119,10 +128,11 @@ func checkPath(p string) error {
 	return nil
 }
 
-// Dir is the absolute catalogue folder.
+// Dir is the absolute catalogue folder: a relative path (stored by an older
+// release) is taken relative to the data folder.
 func (s *Service) Dir(st BackupSettings) string {
 	if filepath.IsAbs(st.Path) {
-		return st.Path
+		return filepath.Clean(st.Path)
 	}
 	return filepath.Join(s.dataDir, st.Path)
 }
@@ -137,8 +147,17 @@ func (s *Service) RunnerSeen(ctx context.Context) (time.Time, error) {
 	return time.Unix(0, n).UTC(), nil
 }
 
+// QueueRestore queues a restore of a successful backup.
+func (s *Service) QueueRestore(ctx context.Context, sourceID string, opts RestoreOptions) (*BackupRecord, error) {
+	return s.queue(ctx, "restore", sourceID, map[string]any{"acceptUnverified": opts.AcceptUnverified})
+}
+
 // Queue adds a journal record for the runner (kind validate, backup or restore).
 func (s *Service) Queue(ctx context.Context, kind, sourceID string) (*BackupRecord, error) {
+	return s.queue(ctx, kind, sourceID, map[string]any{})
+}
+
+func (s *Service) queue(ctx context.Context, kind, sourceID string, details map[string]any) (*BackupRecord, error) {
 	if kind == "restore" {
 		src, err := s.Get(ctx, sourceID)
 		if err != nil {
@@ -151,7 +170,7 @@ func (s *Service) Queue(ctx context.Context, kind, sourceID string) (*BackupReco
 			return nil, fault.Validation("id", "the file of this backup no longer exists")
 		}
 	}
-	r := &BackupRecord{ID: uuid.NewString(), Kind: kind, Status: "queued", SourceID: sourceID, CreatedAt: s.now().UTC(), Details: map[string]any{}}
+	r := &BackupRecord{ID: uuid.NewString(), Kind: kind, Status: "queued", SourceID: sourceID, CreatedAt: s.now().UTC(), Details: details}
 	if p := auth.FromContext(ctx); p != nil {
 		r.CreatedBy = p.Login
 	}
@@ -242,7 +261,8 @@ func (s *Service) Maintenance(ctx context.Context) bool {
 // BackupStatus is the runner and catalogue summary (settings answer, dashboard).
 type BackupStatus struct {
 	BackupSettings
-	Dir             string     `json:"dir"`
+	Dir             string     `json:"dir" doc:"absolute path of the catalogue folder (path resolved against the data folder)"`
+	KeyConfigured   bool       `json:"keyConfigured" doc:"CORE_BACKUP_KEY is set: archives carry their secrets encrypted and a signed manifest"`
 	LastValidatedOk *bool      `json:"lastValidatedOk" doc:"outcome of the newest finished validation; null when never validated"`
 	RunnerOnline    bool       `json:"runnerOnline"`
 	RunnerSeenAt    *time.Time `json:"runnerSeenAt"`
@@ -258,7 +278,7 @@ func (s *Service) Status(ctx context.Context) (BackupStatus, error) {
 	if err != nil {
 		return BackupStatus{}, err
 	}
-	out := BackupStatus{BackupSettings: st, Dir: s.Dir(st), Maintenance: s.Maintenance(ctx)}
+	out := BackupStatus{BackupSettings: st, Dir: s.Dir(st), Maintenance: s.Maintenance(ctx), KeyConfigured: s.key != nil}
 	if seen, err := s.RunnerSeen(ctx); err == nil && !seen.IsZero() {
 		out.RunnerSeenAt = &seen
 		out.RunnerOnline = s.now().Sub(seen) < RunnerOnlineWithin

@@ -59,8 +59,9 @@ func scanRecord(sc interface{ Scan(...any) error }) (*BackupRecord, error) {
 }
 
 func (j *journal) insert(ctx context.Context, r *BackupRecord) error {
-	_, err := j.db.W(ctx).ExecContext(ctx, `INSERT INTO backups (id, kind, status, source_id, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		r.ID, r.Kind, r.Status, r.SourceID, r.CreatedBy, r.CreatedAt)
+	details, _ := json.Marshal(r.Details)
+	_, err := j.db.W(ctx).ExecContext(ctx, `INSERT INTO backups (id, kind, status, source_id, created_by, created_at, details) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.Kind, r.Status, r.SourceID, r.CreatedBy, r.CreatedAt, string(details))
 	if err != nil {
 		return fmt.Errorf("queue %s: %w", r.Kind, err)
 	}

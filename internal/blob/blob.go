@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"coreportal/internal/privfs"
 )
 
 // ErrNotFound is returned by Get, GetRange and Stat when no content exists for a key.
@@ -80,8 +82,8 @@ type Local struct{ dir string }
 
 // NewLocal creates the folder when missing.
 func NewLocal(dir string) (*Local, error) {
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return nil, fmt.Errorf("create blob folder: %w", err)
+	if err := privfs.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("blob folder: %w", err)
 	}
 	return &Local{dir: dir}, nil
 }
@@ -105,20 +107,41 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
+// mkdirUnder creates dir and every missing folder between root and dir
+// with mode 0700.
+func mkdirUnder(root, dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if parent := filepath.Dir(dir); parent != dir && len(parent) > len(root) {
+		if err := mkdirUnder(root, parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, privfs.DirMode); err != nil && !os.IsExist(err) {
+		return err
+	}
+	return os.Chmod(dir, privfs.DirMode)
+}
+
 // Put writes to a temporary file and renames it into place.
 func (l *Local) Put(ctx context.Context, key string, r io.Reader) (int64, error) {
 	p, err := l.path(key)
 	if err != nil {
 		return 0, err
 	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+	if err := mkdirUnder(l.dir, filepath.Dir(p)); err != nil {
 		return 0, fmt.Errorf("blob folder: %w", err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(p), ".put-*")
 	if err != nil {
 		return 0, fmt.Errorf("blob temp file: %w", err)
 	}
-	n, err := io.Copy(tmp, ctxReader{ctx, r})
+	err = tmp.Chmod(privfs.FileMode)
+	var n int64
+	if err == nil {
+		n, err = io.Copy(tmp, ctxReader{ctx, r})
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"coreportal/internal/vendorkey"
 )
@@ -29,6 +30,7 @@ type Config struct {
 	SeedAdminLogin    string
 	SeedAdminPassword string
 	JWTSecret         string
+	BackupKey         string
 	TokenTTL          time.Duration
 	UpdateRunnerToken string
 	LicensePublicKey  string
@@ -94,6 +96,7 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 		SeedAdminLogin:    env("SEED_ADMIN_LOGIN", "admin"),
 		SeedAdminPassword: getenv("SEED_ADMIN_PASSWORD"),
 		JWTSecret:         getenv("CORE_JWT_SECRET"),
+		BackupKey:         getenv("CORE_BACKUP_KEY"),
 		UpdateRunnerToken: getenv("CORE_UPDATE_RUNNER_TOKEN"),
 		LicensePublicKey:  env("CORE_LICENSE_PUBLIC_KEY", ""),
 		UpdatePublicKey:   env("CORE_UPDATE_PUBLIC_KEY", ""),
@@ -210,6 +213,9 @@ func (c Config) validate() []error {
 	}
 	if c.JWTSecret != "" && len(c.JWTSecret) < 32 {
 		errs = append(errs, errors.New("CORE_JWT_SECRET: must be at least 32 characters"))
+	}
+	if c.BackupKey != "" && utf8.RuneCountInString(c.BackupKey) < 16 {
+		errs = append(errs, errors.New("CORE_BACKUP_KEY: must be at least 16 characters"))
 	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		errs = append(errs, fmt.Errorf("CORE_LOG_FORMAT: %q is not json or text", c.LogFormat))

@@ -30,6 +30,7 @@ func TestLoad(t *testing.T) {
 		{name: "bad bus url", env: map[string]string{"CORE_BUS_URL": "nats://x"}, wantErr: "CORE_BUS_URL"},
 		{name: "bad log level", env: map[string]string{"CORE_LOG_LEVEL": "loud"}, wantErr: "CORE_LOG_LEVEL"},
 		{name: "short jwt secret", env: map[string]string{"CORE_JWT_SECRET": "short"}, wantErr: "CORE_JWT_SECRET"},
+		{name: "short backup key", env: map[string]string{"CORE_BACKUP_KEY": "fifteen chars.."}, wantErr: "CORE_BACKUP_KEY"},
 		{name: "trusted proxies", env: map[string]string{"CORE_TRUSTED_PROXIES": "10.0.0.0/8, 192.168.1.5"},
 			check: func(t *testing.T, c Config) {
 				if len(c.TrustedProxies) != 2 || c.TrustedProxies[1].String() != "192.168.1.5/32" {

@@ -22,6 +22,7 @@ import (
 
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
+	"coreportal/internal/privfs"
 	"coreportal/internal/settings"
 	"coreportal/internal/vendorkey"
 )
@@ -290,8 +291,8 @@ func (s *Service) Activate(ctx context.Context, content string) (LicenseActivati
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return fmt.Errorf("licence: create %s: %w", filepath.Dir(path), err)
+	if err := privfs.MkdirAll(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("licence: %w", err)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), ".license-*.tmp")
 	if err != nil {
@@ -299,7 +300,7 @@ func writeFileAtomic(path string, data []byte) error {
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp) // no-op after the rename
-	err = f.Chmod(0o600)
+	err = f.Chmod(privfs.FileMode)
 	if err == nil {
 		_, err = f.Write(data)
 	}

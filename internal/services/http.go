@@ -18,7 +18,7 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	list := web.Op(http.MethodGet, "/services", "listServices", "List the background services", web.Admin, "services")
-	list.Description += " available is false while a service cannot run: ad-sync until the directory is configured; search-crawler, core-backup and recycle-bin while their capability is not part of the build."
+	list.Description += " available is false while a service cannot run: ad-sync until the directory is configured; search-crawler, core-backup and recycle-bin while their capability is not part of the build. On a new installation core-backup is enabled with a daily schedule (cronExpression \"0 1 * * *\", 01:00 server time; retention: 7 copies, see GET /admin/settings/backup); installations older than this default keep the schedule they had (off unless saved). PATCH /services/core-backup switches it."
 	web.Register(api, list, h.list)
 	patch := web.Op(http.MethodPatch, "/services/{key}", "updateService", "Switch a service on or off and set its schedule", web.Admin, "services")
 	patch.Description += ` cronExpression: five fields (minute hour day-of-month month day-of-week, UTC) or a descriptor of the schedule editor: @hourly, @every 2h, @every 15m (at least 1m), @daily, @weekly, @monthly. A changed schedule counts from now (no catch-up run). Enabling a service that is not available is refused with 409 CONFLICT (details.reason says why). ad-sync is switched on only when the directory is configured and a live connection check (connect, bind as the service account) passes; otherwise 409 with the check's error as details.reason. notifications has no schedule.`

@@ -56,7 +56,9 @@ var defs = []def{
 		unavailable: "the search index is not part of this build", refuse: fault.CodeConflict},
 	{key: KeyRecycleBin, title: "Recycle bin purge", jobType: "recycleBin.purge", enabled: true, cron: true, expr: "@daily", manual: true, schedule: true,
 		unavailable: "the recycle bin is not part of this build", refuse: fault.CodeConflict},
-	{key: KeyCoreBackup, title: "Backup", jobType: "backup.run", expr: "0 1 * * *", schedule: true,
+	// new installations back up daily at 01:00 (installations older than
+	// this default keep theirs off: migration 0903 stores their row)
+	{key: KeyCoreBackup, title: "Backup", jobType: "backup.run", enabled: true, cron: true, expr: "0 1 * * *", schedule: true,
 		unavailable: "the backup runner is not part of this build", refuse: fault.CodeConflict},
 	{key: KeyNotifications, title: "Notifications (mail)", enabled: true},
 	{key: KeyJobsCleanup, title: "Job journal cleanup", jobType: "jobs.cleanup", enabled: true, cron: true, expr: "@daily", manual: true, schedule: true,

@@ -18,6 +18,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"coreportal/internal/privfs"
 )
 
 // Querier is what both a DB and a Tx can do. Queries use `?` placeholders.
@@ -74,9 +76,29 @@ func openPostgres(ctx context.Context, url string) (*DB, error) {
 	return &DB{Dialect: Postgres, write: db, read: db, outage: &outage{}}, nil
 }
 
+// restrictSQLite makes the data folder 0700 and the database file, its
+// write-ahead log and shared-memory file 0600 (SQLite creates the last two
+// with the mode of the database file), whatever the umask.
+func restrictSQLite(path string) error {
+	if err := privfs.MkdirAll(filepath.Dir(path)); err != nil {
+		return fmt.Errorf("data folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, privfs.FileMode)
+	if err != nil {
+		return fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	f.Close()
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := privfs.Restrict(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func openSQLite(ctx context.Context, path string) (*DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return nil, fmt.Errorf("create data folder: %w", err)
+	if err := restrictSQLite(path); err != nil {
+		return nil, err
 	}
 	pragmas := "_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_time_format=sqlite" +
 		sqliteMemoryPragmas()
@@ -90,6 +112,10 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	if err := ping(ctx, write); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := restrictSQLite(path); err != nil { // the -wal and -shm files exist now
+		write.Close()
+		return nil, err
 	}
 	read, err := sql.Open("sqlite", "file:"+path+"?"+pragmas+"&_pragma=query_only(1)")
 	if err != nil {
