@@ -2,10 +2,13 @@ package test
 
 import (
 	"encoding/csv"
+	"net/mail"
 	"strings"
 	"testing"
+	"time"
 	"unicode"
 
+	"coreportal/internal/mail/mailtest"
 	"coreportal/test/kit"
 )
 
@@ -17,6 +20,7 @@ func TestSmallHardening(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		t.Run("export-breaks", func(t *testing.T) { testExportBreaks(t, s, adm) })
+		t.Run("mail-headers", func(t *testing.T) { testMailHeaders(t, adm) })
 	})
 }
 
@@ -58,4 +62,57 @@ func testExportBreaks(t *testing.T, s *kit.Server, adm *kit.Client) {
 	if !found {
 		t.Fatalf("escaped login not in the audit csv: %q", recs)
 	}
+}
+
+// expectField fails unless r is 400 VALIDATION_ERROR naming field.
+func expectField(t *testing.T, r *kit.Response, field string) {
+	t.Helper()
+	r.Expect(t, 400, "VALIDATION_ERROR")
+	if r.Error.Details["field"] != field {
+		t.Fatalf("details.field %v, want %s: %s", r.Error.Details["field"], field, r.Raw)
+	}
+}
+
+// testMailHeaders: values that go into mail headers or SMTP commands refuse
+// control characters and line separators (a fromName with CR/LF made every
+// send fail), and a sender name with quotes and a backslash still sends.
+func testMailHeaders(t *testing.T, adm *kit.Client) {
+	smtp := mailtest.StartT(t, mailtest.Options{})
+	base := map[string]any{"host": smtp.Host, "port": smtp.Port, "fromEmail": "portal@example.com", "fromName": "Core Portal"}
+	for _, brk := range []string{"\r\n", "\n", "\u0085", "\u2028", "\t"} {
+		for field, v := range map[string]string{"fromName": "Core Portal" + brk + "Bcc: victim@example.com", "fromEmail": "portal" + brk + "@example.com",
+			"replyTo": "reply@example.com" + brk + "Bcc: victim@example.com", "user": "mail" + brk + "er", "host": "smtp" + brk + ".example.com"} {
+			body := map[string]any{}
+			for k, bv := range base {
+				body[k] = bv
+			}
+			body[field] = v
+			expectField(t, adm.Do(t, "PUT", "/admin/settings/smtp", body), field)
+		}
+	}
+	name := `Core "Portal" \ IT, Département`
+	body := map[string]any{"fromName": name}
+	for k, v := range base {
+		if k != "fromName" {
+			body[k] = v
+		}
+	}
+	adm.Do(t, "PUT", "/admin/settings/smtp", body).Expect(t, 200)
+	adm.Do(t, "POST", "/admin/settings/smtp/test", map[string]any{"to": "ops@example.com"}).Expect(t, 200)
+	got := smtp.Wait(t, 5*time.Second, mailtest.Contains("Core Portal test message"))
+	msg, err := mail.ReadMessage(strings.NewReader(got.Data))
+	if err != nil {
+		t.Fatalf("read mail: %v", err)
+	}
+	if from, err := msg.Header.AddressList("From"); err != nil || len(from) != 1 || from[0].Name != name {
+		t.Fatalf("From %q: %v %v", msg.Header.Get("From"), from, err)
+	}
+	expectField(t, adm.Do(t, "POST", "/mail/send", map[string]any{"to": "a@example.com", "subject": "hi\r\nBcc: victim@example.com", "text": "x"}), "subject")
+	receiver := map[string]any{"eventName": "listItem.updated", "title": "Mail on change", "serviceKey": "notifications",
+		"jobType": "notifications.sendEventEmail", "config": map[string]any{"to": "watch@example.com",
+			"subject": "[{{eventName}}]\r\nBcc: victim@example.com", "text": "{{details}}"}}
+	expectField(t, adm.Do(t, "POST", "/event-receivers", receiver), "config.subject")
+	receiver["config"].(map[string]any)["to"] = "watch@example.com\r\nBcc: victim@example.com"
+	receiver["config"].(map[string]any)["subject"] = "[{{eventName}}]"
+	expectField(t, adm.Do(t, "POST", "/event-receivers", receiver), "config.to")
 }
