@@ -21,6 +21,7 @@ func TestSmallHardening(t *testing.T) {
 		adm := s.Admin(t)
 		t.Run("export-breaks", func(t *testing.T) { testExportBreaks(t, s, adm) })
 		t.Run("mail-headers", func(t *testing.T) { testMailHeaders(t, adm) })
+		t.Run("html-names", func(t *testing.T) { testHTMLNames(t, s, adm) })
 	})
 }
 
@@ -115,4 +116,32 @@ func testMailHeaders(t *testing.T, adm *kit.Client) {
 	receiver["config"].(map[string]any)["to"] = "watch@example.com\r\nBcc: victim@example.com"
 	receiver["config"].(map[string]any)["subject"] = "[{{eventName}}]"
 	expectField(t, adm.Do(t, "POST", "/event-receivers", receiver), "config.to")
+}
+
+// testHTMLNames: page content and html_text values keep no id, name or
+// usemap attribute (DOM clobbering), and the rest of the markup stays.
+func testHTMLNames(t *testing.T, s *kit.Server, adm *kit.Client) {
+	html := `<h2 id="config">Title</h2><a href="#config" name="defaultView">back</a><img src="/a.png" name="cookie" usemap="#m" alt="a">` +
+		`<map name="m"><area href="/x" alt="x" coords="1,2,3,4" shape="rect"></map><p id="__proto__" title="t">text</p>`
+	clean := func(what, got string) {
+		t.Helper()
+		for _, attr := range []string{" id=", " name=", " usemap="} {
+			if strings.Contains(got, attr) {
+				t.Fatalf("%s keeps%s: %q", what, attr, got)
+			}
+		}
+		for _, keep := range []string{"<h2>Title</h2>", `href="#config"`, `alt="a"`, `title="t"`} {
+			if !strings.Contains(got, keep) {
+				t.Fatalf("%s lost %s: %q", what, keep, got)
+			}
+		}
+	}
+	node := mkNode(t, adm, "", "html-names")
+	pg := adm.Do(t, "POST", "/pages", map[string]any{"nodeId": node, "slug": "clobber", "title": "Clobber", "content": html}).Expect(t, 201).Map(t)
+	clean("page content", pg["content"].(string))
+	clean("stored page content", adm.Do(t, "GET", "/pages/"+pg["id"].(string), nil).Expect(t, 200).Map(t)["content"].(string))
+	f := newListFixture(t, s, "html-names")
+	f.addField(t, "body", "html_text", nil)
+	it := f.create(t, adm, map[string]any{f.fields["title"]: "x", f.fields["body"]: html})
+	clean("html_text value", f.value(it, "body").(string))
 }
