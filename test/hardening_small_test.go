@@ -3,6 +3,7 @@ package test
 import (
 	"encoding/csv"
 	"net/mail"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,7 @@ func TestSmallHardening(t *testing.T) {
 		t.Run("export-breaks", func(t *testing.T) { testExportBreaks(t, s, adm) })
 		t.Run("mail-headers", func(t *testing.T) { testMailHeaders(t, adm) })
 		t.Run("html-names", func(t *testing.T) { testHTMLNames(t, s, adm) })
+		t.Run("routes-as-get", func(t *testing.T) { testRoutesAsGet(t, s, adm) })
 	})
 }
 
@@ -144,4 +146,48 @@ func testHTMLNames(t *testing.T, s *kit.Server, adm *kit.Client) {
 	f.addField(t, "body", "html_text", nil)
 	it := f.create(t, adm, map[string]any{f.fields["title"]: "x", f.fields["body"]: html})
 	clean("html_text value", f.value(it, "body").(string))
+}
+
+// testRoutesAsGet: /routes/resolve, /routes/canonical and /routes/legacy
+// answer for a list, library, page or survey as its own GET answers for the
+// caller, and name no id the GET would not give (a draft survey needs edit,
+// view on it is not enough).
+func testRoutesAsGet(t *testing.T, s *kit.Server, adm *kit.Client) {
+	viewer, viewerID := s.CreateUser(t, "route-viewer", false)
+	node := mkNode(t, adm, "", "route-kinds")
+	grant(t, s, "node", node, "user", viewerID, "view")
+	ids := map[string]string{
+		"lists":     adm.Do(t, "POST", "/lists", map[string]any{"nodeId": node, "title": "L", "slug": "l"}).Expect(t, 201).Map(t)["id"].(string),
+		"libraries": adm.Do(t, "POST", "/libraries", map[string]any{"nodeId": node, "title": "D", "slug": "d"}).Expect(t, 201).Map(t)["id"].(string),
+		"pages":     adm.Do(t, "POST", "/pages", map[string]any{"nodeId": node, "title": "P", "slug": "p", "content": "<p>x</p>"}).Expect(t, 201).Map(t)["id"].(string),
+	}
+	draft := mkSurvey(t, adm, node, "draft", surveyDef(false), nil)["id"].(string)
+	open := mkSurvey(t, adm, node, "open", surveyDef(false), nil)["id"].(string)
+	adm.Do(t, "POST", "/surveys/"+open+"/publish", nil).Expect(t, 200)
+	check := func(what, path, id string, get *kit.Response) {
+		t.Helper()
+		r := viewer.Do(t, "GET", path, nil)
+		if r.Status != get.Status || r.Error.Code != get.Error.Code {
+			t.Fatalf("%s: %d %s, GET of the resource answers %d %s: %s", what, r.Status, r.Error.Code, get.Status, get.Error.Code, r.Raw)
+		}
+		if get.Status != 200 && strings.Contains(string(r.Raw), id) {
+			t.Fatalf("%s names the id the GET hides: %s", what, r.Raw)
+		}
+	}
+	for word, id := range ids {
+		get := viewer.Do(t, "GET", "/"+word+"/"+id, nil)
+		slug := map[string]string{"lists": "l", "libraries": "d", "pages": "p"}[word]
+		check(word, "/routes/resolve?path="+url.QueryEscape("/route-kinds/"+word+"/"+slug), id, get)
+	}
+	for slug, id := range map[string]string{"draft": draft, "open": open} {
+		get := viewer.Do(t, "GET", "/surveys/"+id, nil)
+		if want := map[string]int{"draft": 403, "open": 200}[slug]; get.Status != want {
+			t.Fatalf("GET /surveys/%s (%s) as viewer: %d, want %d", id, slug, get.Status, want)
+		}
+		for _, suffix := range []string{"", "/edit", "/results", "/take"} {
+			check("survey "+slug+suffix, "/routes/resolve?path="+url.QueryEscape("/route-kinds/surveys/"+slug+suffix), id, get)
+		}
+		check("canonical survey "+slug, "/routes/canonical?type=survey&resourceId="+id, id, get)
+		check("legacy survey "+slug, "/routes/legacy?path="+url.QueryEscape("#/nodes/"+node+"/surveys/"+id), id, get)
+	}
 }
