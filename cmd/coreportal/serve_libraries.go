@@ -9,6 +9,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/libraries"
 	"coreportal/internal/recyclebin"
+	"coreportal/internal/routes"
 )
 
 // buildLibraries wires document libraries: service (on the blob store opened
@@ -24,6 +25,7 @@ func (a *app) buildLibraries() {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.libraries.PurgeFile(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("library", a.libraries.ResolveSlug)
 	a.access.routes.RegisterSlugger("library", a.libraries.SlugOf)
+	a.access.routes.RegisterGate("library", routes.GateOf(a.libraries.Get))
 	a.lists.UseLibraries(a.libraries)
 }
 

@@ -8,6 +8,7 @@ import (
 	"coreportal/internal/lists"
 	"coreportal/internal/live"
 	"coreportal/internal/recyclebin"
+	"coreportal/internal/routes"
 )
 
 // buildLists wires the lists capability: service, blob store for attachments,
@@ -31,6 +32,7 @@ func (a *app) buildLists() error {
 		func(ctx context.Context, e recyclebin.Entry) error { return a.lists.PurgeItem(ctx, e.Payload) })
 	a.access.routes.RegisterResolver("list", a.lists.ResolveSlug)
 	a.access.routes.RegisterSlugger("list", a.lists.SlugOf)
+	a.access.routes.RegisterGate("list", routes.GateOf(a.lists.Get))
 	// Live events leave through a queue: a slow or dead bus never delays a save.
 	pub := live.NewPublisher(a.live)
 	a.loops = append(a.loops, pub.Run)

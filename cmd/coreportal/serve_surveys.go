@@ -37,6 +37,7 @@ func (a *app) buildSurveys(ctx context.Context) error {
 	})
 	a.access.routes.RegisterResolver("survey", a.surveys.ResolveSlug)
 	a.access.routes.RegisterSlugger("survey", a.surveys.SlugOf)
+	a.access.routes.RegisterGate("survey", a.surveys.Openable)
 	return nil
 }
 

@@ -38,7 +38,7 @@ resourceType, resourceId, from / to (RFC 3339, inclusive).`
 	web.Register(api, list, h.list)
 	exp := web.Op(http.MethodGet, "/admin/audit/export", "exportAudit", "Export the audit log (json or csv)", web.Admin, "admin-audit")
 	exp.Description += ` The same filters as GET /admin/audit; at most 5000 records, newest first, streamed as a file
-download. format=json gives a JSON array of records, format=csv one line per record with a header line (cells starting with =, +, -, @, tab or CR get a leading ' so that spreadsheets never read them as formulas); any other
+download. format=json gives a JSON array of records, format=csv one line per record with a header line (control characters — C0 including CR, LF, tab, VT and FF; DEL; C1 including NEL U+0085 — and the separators U+2028 and U+2029 inside a cell are written as \n, \r, \t or \uXXXX, backslashes kept as they are; cells starting with =, +, -, @ get a leading ' so that spreadsheets never read them as formulas); any other
 format is refused with 400 VALIDATION_ERROR.`
 	web.Register(api, exp, h.export)
 }
@@ -109,7 +109,7 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 				d, _ := json.Marshal(r.Details)
 				rec := []string{r.At.Format(time.RFC3339Nano), r.ActorLogin, r.ActorID, r.ActorAddress, r.Action, r.ResourceType, r.ResourceID, r.Outcome, string(d), r.CorrelationID}
 				for i := range rec {
-					rec[i] = export.Neutralise(rec[i]) // logins tried etc. are attacker-controlled
+					rec[i] = export.Neutralise(export.EscapeControls(rec[i])) // logins tried etc. are attacker-controlled
 				}
 				return cw.Write(rec)
 			})

@@ -24,6 +24,8 @@ func (h *Handler) Register(api huma.API) {
 eventName: listItem.created, listItem.updated, listItem.deleted. jobType notifications.sendEventEmail (serviceKey notifications)
 needs config.to (address or list), config.subject and config.text; {{eventName}}, {{userLogin}}, {{userId}}, {{resourceType}},
 {{resourceId}} and {{details}} (the JSON snapshot of the item, also for deleted items) are substituted in subject and text.
+config.subject is one line: a control character (CR, LF, tab, …) or a line separator in it is refused with 400
+VALIDATION_ERROR (field config.subject), and one that a substituted value brings is sent as a space.
 Delivery: after the item's transaction commits, each event becomes one job per matching receiver, at least once;
 the jobs of one receiver and item run in event order; a job retries with backoff (5 attempts) and fails at once when
 the notifications service is disabled or SMTP is not configured.`

@@ -143,7 +143,7 @@ func emailConfig(c map[string]any) (emailCfg, error) {
 	if strings.TrimSpace(out.Text) == "" {
 		return out, fault.Validation("config.text", "config.text is required")
 	}
-	if err := (mail.Message{To: out.To, Text: out.Text}).Validate(); err != nil {
+	if err := (mail.Message{To: out.To, Subject: out.Subject, Text: out.Text}).Validate(); err != nil {
 		if fe, ok := fault.As(err); ok {
 			return out, fault.Validation("config."+fmt.Sprint(fe.Details["field"]), "%s", fe.Message)
 		}
@@ -296,7 +296,7 @@ func (s *Service) handleEmail(ctx context.Context, j *jobs.Job) (any, error) {
 	if err := j.Decode(&p); err != nil {
 		return nil, jobs.Permanent(fmt.Errorf("decode payload: %w", err))
 	}
-	m := mail.Message{To: p.To, Subject: p.Substitute(p.Subject), Text: p.Substitute(p.Text)}
+	m := mail.Message{To: p.To, Subject: mail.OneLine(p.Substitute(p.Subject)), Text: p.Substitute(p.Text)}
 	if err := s.mail.Deliver(ctx, m); err != nil {
 		return nil, err
 	}

@@ -39,14 +39,15 @@ type textKind struct {
 }
 
 var (
-	ugc   = bluemonday.UGCPolicy()
+	ugc   = portalPolicy()
 	strip = bluemonday.StrictPolicy()
 )
 
 // SanitizeHTML applies the one HTML policy of the portal (html_text field
 // values, page content): bluemonday's user-generated-content policy, which
 // drops scripts, on* attributes, style and javascript: URLs and keeps
-// formatting, tables, links and images.
+// formatting, tables, links and images, less the id and name attributes
+// (portalPolicy).
 func SanitizeHTML(s string) string { return ugc.Sanitize(s) }
 
 // PlainText strips every tag (search text of HTML content).

@@ -13,6 +13,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/applog"
+	"coreportal/internal/export"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
 	"coreportal/internal/web"
@@ -54,7 +55,10 @@ above maxSizeMb (the size of a record is its message and attributes plus a fixed
 	web.Register(api, web.Op(http.MethodPost, "/admin/logs/clear", "clearLogs", "Delete every application log record (recorded in the audit log)", web.Admin, "admin-logs"), h.clear)
 	exp := web.Op(http.MethodGet, "/admin/logs/export", "exportLogs", "Export the application log (txt or json)", web.Admin, "admin-logs")
 	exp.Description += ` The filters of GET /admin/logs; at most 5000 records, newest first, streamed as a file download.
-format=txt gives one line per record ("<time> <LEVEL> [<process>/<category>] <message> key=value … correlationId=…"),
+format=txt gives one line per record ("<time> <LEVEL> [<process>/<category>] <message> key=value … correlationId=…",
+attribute values as JSON): no control character (C0 including CR, LF, tab, VT and FF; DEL; C1 including NEL U+0085) and no
+line or paragraph separator (U+2028, U+2029) is written raw; each becomes \n, \r, \t or \uXXXX, and a backslash in
+a message, a key or a name becomes \\ (attribute values keep JSON's own escapes);
 format=json a JSON array of records; any other format is refused with 400 VALIDATION_ERROR.`
 	web.Register(api, exp, h.export)
 }
@@ -238,12 +242,16 @@ func (h *Handler) export(ctx context.Context, in *exportIn) (*huma.StreamRespons
 	}}, nil
 }
 
-// TextLine renders a record as one line of text.
+// TextLine renders a record as one line of text. Every value is escaped
+// with export.EscapeText (attribute values are JSON, escaped with
+// export.EscapeControls): no control character (C0 with CR, LF, tab, VT and
+// FF; DEL; C1 with NEL) and no Unicode line or paragraph separator is
+// written raw, so one record is always exactly one line.
 func TextLine(e applog.Entry) string {
 	var b strings.Builder
 	b.WriteString(e.At.Format(time.RFC3339Nano))
-	b.WriteString(" " + strings.ToUpper(e.Level) + " [" + e.Process + "/" + e.Category + "] ")
-	b.WriteString(strings.ReplaceAll(e.Message, "\n", `\n`))
+	b.WriteString(" " + export.EscapeText(strings.ToUpper(e.Level)) + " [" + export.EscapeText(e.Process) + "/" + export.EscapeText(e.Category) + "] ")
+	b.WriteString(export.EscapeText(e.Message))
 	keys := make([]string, 0, len(e.Attrs))
 	for k := range e.Attrs {
 		keys = append(keys, k)
@@ -251,13 +259,13 @@ func TextLine(e applog.Entry) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		v, _ := json.Marshal(e.Attrs[k])
-		b.WriteString(" " + k + "=" + strings.ReplaceAll(string(v), "\n", `\n`))
+		b.WriteString(" " + export.EscapeText(k) + "=" + export.EscapeControls(string(v)))
 	}
 	if e.CorrelationID != "" {
-		b.WriteString(" correlationId=" + e.CorrelationID)
+		b.WriteString(" correlationId=" + export.EscapeText(e.CorrelationID))
 	}
 	if e.JobID != "" {
-		b.WriteString(" jobId=" + e.JobID)
+		b.WriteString(" jobId=" + export.EscapeText(e.JobID))
 	}
 	return b.String()
 }

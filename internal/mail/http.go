@@ -23,7 +23,10 @@ func (h *Handler) Register(api huma.API) {
 	get.Description += " The password is never returned: hasPassword says whether one is stored. Without a stored host the SMTP_* environment variables apply (source=environment)."
 	web.Register(api, get, h.get)
 	put := web.Op(http.MethodPut, "/admin/settings/smtp", "putSmtpSettings", "Replace the SMTP settings", web.Admin, "admin-mail")
-	put.Description += " Omit password or send ******** to keep the stored one; an empty string clears it. An empty host falls back to SMTP_*."
+	put.Description += " Omit password or send ******** to keep the stored one; an empty string clears it. An empty host falls back to SMTP_*. " +
+		"host, user, fromEmail, fromName and replyTo go into mail headers or SMTP commands: each must be one line of text, and a control character " +
+		"(C0 such as CR, LF or tab; DEL; C1 such as NEL U+0085) or a line separator (U+2028, U+2029) is refused with 400 VALIDATION_ERROR naming the field. " +
+		"fromName may hold quotes and backslashes: it is quoted (or encoded) in the From header as RFC 5322 requires."
 	web.Register(api, put, h.put)
 	st := web.Op(http.MethodGet, "/admin/settings/smtp-status", "getSmtpStatus", "Check the connection to the SMTP server", web.Admin, "admin-mail")
 	st.Description += " Connects, negotiates TLS and authenticates now; connected=false with error when that fails."
@@ -36,7 +39,8 @@ func (h *Handler) Register(api huma.API) {
 Requires SMTP configured and service notifications enabled (else 409 CONFLICT, details.reason smtp_not_configured or service_disabled).
 async=true (default): a notifications.sendEmail job is queued, 202 { async: true, jobId, status: "pending" }.
 async=false: sent now, administrators only (else 403), 200 { async: false, status: "sent" }; 503 when the SMTP server refuses.
-Addresses are bare (name@domain.tld); at most 100 recipients in total; text or html required.`
+Addresses are bare (name@domain.tld); at most 100 recipients in total; text or html required; the subject is one line
+(a control character such as CR, LF or tab, or a line separator, is refused with 400 VALIDATION_ERROR).`
 	web.Register(api, send, h.send)
 }
 

@@ -22,7 +22,7 @@ type Message struct {
 	ReplyTo string   `json:"replyTo,omitempty"`
 }
 
-// Validate checks the recipients and the body.
+// Validate checks the recipients, the subject (one line of text) and the body.
 func (m Message) Validate() error {
 	if len(m.To) == 0 {
 		return fault.Validation("to", "at least one recipient is required")
@@ -41,6 +41,9 @@ func (m Message) Validate() error {
 		if err := checkAddress("replyTo", m.ReplyTo); err != nil {
 			return err
 		}
+	}
+	if err := checkHeaderText("subject", m.Subject); err != nil {
+		return err
 	}
 	if m.Text == "" && m.HTML == "" {
 		return fault.Validation("text", "text or html is required")
@@ -80,13 +83,7 @@ func client(s Settings, timeout time.Duration, tlsCfg *tls.Config) (*gomail.Clie
 
 func build(s Settings, m Message) (*gomail.Msg, error) {
 	msg := gomail.NewMsg()
-	var err error
-	if s.FromName != "" {
-		err = msg.FromFormat(s.FromName, s.FromEmail)
-	} else {
-		err = msg.From(s.FromEmail)
-	}
-	if err != nil {
+	if err := msg.From(s.sender()); err != nil {
 		return nil, fmt.Errorf("from: %w", err)
 	}
 	if err := msg.To(m.To...); err != nil {

@@ -107,6 +107,9 @@ func (in SMTPSettingsInput) apply(old Settings) (Settings, error) {
 		// the stored secret must never be handed to a server or user it was not entered for
 		return s, fault.Validation("password", "re-enter the password when the server or user changes (or send an empty password to clear it)")
 	}
+	if err := s.checkHeaders(); err != nil {
+		return s, err
+	}
 	if s.Host != "" && s.FromEmail == "" {
 		return s, fault.Validation("fromEmail", "fromEmail is required when host is set")
 	}

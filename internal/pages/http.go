@@ -26,7 +26,7 @@ func op(method, path, id, summary, desc string) huma.Operation {
 	return o
 }
 
-const sanitised = " content is HTML (at most 1,000,000 characters) sanitised with the same policy as html_text list fields: scripts, style, event-handler (on*) attributes, forms, iframes and javascript: URLs are removed; text formatting, headings, lists, tables, links (rel=nofollow added) and images are kept. The answer carries the content as stored."
+const sanitised = " content is HTML (at most 1,000,000 characters) sanitised with the same policy as html_text list fields: scripts, style, event-handler (on*) attributes, forms, iframes and javascript: URLs are removed; text formatting, headings, lists, tables, links (rel=nofollow added) and images are kept. id and name attributes (and usemap, which refers to a name) are removed, as an element named by user content could shadow the front end's own (DOM clobbering): a link to an in-page anchor (href=\"#x\") is kept but finds no target. The answer carries the content as stored."
 
 // Register adds the operations.
 func (h *Handler) Register(api huma.API) {

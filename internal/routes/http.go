@@ -23,10 +23,13 @@ func (h *Handler) Register(api huma.API) {
 		"/<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, " +
 		"/groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. " +
 		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (CONTRACT: 404 only when it does not exist). " +
+		"A list, library, page or survey answers as its own GET /lists/{id}, /libraries/{id}, /pages/{id} or /surveys/{id} answers for the caller " +
+		"(the same 403 or 404, and no id): a draft survey needs edit on it, for every survey route (/surveys/<slug>, /edit, /results, /take). " +
+		"/groups/<uuid> echoes the id it was given and checks nothing (GET /groups/{id} decides). " +
 		"The result carries type, nodeId, resourceId plus the matching listId / libraryId / pageId / surveyId / groupId, and the canonical path."
 	web.Register(api, op, h.resolve)
 	op = web.Op(http.MethodGet, "/routes/canonical", "canonicalRoute", "Canonical path of a node or resource", web.User, "routes")
-	op.Description = "type is node or surveys (nodeId required) or list, library, page, survey (resourceId required; nodeId optional and checked). Answers { path, type, nodeId, listId … }; 404 when absent, 403 when it exists but the caller cannot view it."
+	op.Description = "type is node or surveys (nodeId required) or list, library, page, survey (resourceId required; nodeId optional and checked). Answers { path, type, nodeId, listId … }; 404 when absent, 403 when it exists but the caller cannot view it; a resource answers as its own GET does for the caller (a draft survey needs edit)."
 	web.Register(api, op, h.canonical)
 	op = web.Op(http.MethodGet, "/routes/legacy", "legacyRoute", "Convert a hash-style URL", web.User, "routes")
 	op.Description = "Accepts old hash URLs such as #/nodes/<nodeId>, #/nodes/<nodeId>/lists/<listId> (also library, page, survey, singular or plural), " +

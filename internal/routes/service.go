@@ -36,6 +36,10 @@ type RouteResult struct {
 // Resolver finds a resource of a kind by slug within a node (fault.NotFound when absent).
 type Resolver func(ctx context.Context, nodeID, slug string) (id string, err error)
 
+// Gate answers whether p may open a resource of a kind, as the kind's own
+// GET /<kind>/{id} decides for p: nil, or that GET's 403 or 404.
+type Gate func(ctx context.Context, p *auth.Principal, id string) error
+
 // Slugger gives the node and slug of a resource of a kind (fault.NotFound when absent).
 type Slugger func(ctx context.Context, id string) (nodeID, slug string, err error)
 
@@ -58,6 +62,7 @@ type Service struct {
 	acl       *acl.Engine
 	resolvers sync.Map // kind -> Resolver
 	sluggers  sync.Map // kind -> Slugger
+	gates     sync.Map // kind -> Gate
 }
 
 // New builds the routes service.
@@ -72,6 +77,30 @@ func (s *Service) RegisterResolver(kind string, fn func(ctx context.Context, nod
 // by /routes/canonical, /routes/legacy and menu links.
 func (s *Service) RegisterSlugger(kind string, fn func(ctx context.Context, id string) (nodeID, slug string, err error)) {
 	s.sluggers.Store(kind, Slugger(fn))
+}
+
+// RegisterGate plugs in the rule of a kind's GET, which routes apply before
+// they name a resource of that kind (a survey draft needs edit, not view).
+// A kind without a gate needs view on the resource.
+func (s *Service) RegisterGate(kind string, fn func(ctx context.Context, p *auth.Principal, id string) error) {
+	s.gates.Store(kind, Gate(fn))
+}
+
+// GateOf makes a kind's GET (the service method behind GET /<kind>/{id})
+// the gate of that kind.
+func GateOf[T any](get func(ctx context.Context, p *auth.Principal, id string) (T, error)) func(context.Context, *auth.Principal, string) error {
+	return func(ctx context.Context, p *auth.Principal, id string) error {
+		_, err := get(ctx, p, id)
+		return err
+	}
+}
+
+// openable answers for the resource as its kind's GET does for p.
+func (s *Service) openable(ctx context.Context, p *auth.Principal, kind, id string) error {
+	if g, ok := s.gates.Load(kind); ok {
+		return g.(Gate)(ctx, p, id)
+	}
+	return s.visible(ctx, p, kinds[wordOf[kind]].t, id)
 }
 
 func ptr(s string) *string { return &s }
@@ -169,7 +198,7 @@ func (s *Service) Resolve(ctx context.Context, p *auth.Principal, raw string) (*
 		}
 		return nil, err
 	}
-	if err := s.visible(ctx, p, k.t, id); err != nil {
+	if err := s.openable(ctx, p, k.kind, id); err != nil {
 		return nil, err
 	}
 	r := &RouteResult{Type: typ, NodeID: ptr(nodeID), ResourceID: ptr(id), Path: "/" + strings.Join(segs, "/")}
@@ -307,7 +336,7 @@ func (s *Service) Canonical(ctx context.Context, p *auth.Principal, typ, nodeID,
 	if nodeID != "" && nodeID != owner {
 		return nil, fault.NotFound(typ)
 	}
-	if err := s.visible(ctx, p, kinds[wordOf[typ]].t, resourceID); err != nil {
+	if err := s.openable(ctx, p, typ, resourceID); err != nil {
 		return nil, err
 	}
 	np, err := s.nodes.SlugPath(ctx, owner)

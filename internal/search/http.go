@@ -21,7 +21,11 @@ const searchDoc = `Full-text search over list items, library files (name, custom
 	`Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups: renaming a user (also by the directory sync) or a group queues a job, search.reindexSubject, that re-indexes the items and files naming it, so the new name finds them and the old one no longer does within seconds); entries saved before this rule keep their old lookup text until the item is saved again or POST /services/search-crawler/run rebuilds the index. ` +
 	`Any signed-in user; only what the caller may view is returned and counted, exactly as the permission engine decides viewing ` +
 	`(grants on the resource, on every folder up to its nearest isolated resource, on the list or library, on the node and its ancestors, direct or through groups; ` +
-	`rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found.
+	`rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found. ` +
+	`Timing: the rights are checked on each row the full-text index yields for the terms (SQLite: every FTS5 match, since FTS5 cannot filter by rights inside its index walk; PostgreSQL: the matches of the GIN bitmap, or the rows of the newest-first walk), ` +
+	`so a search takes longer the more entries match its terms, whether the caller may view them or not: about 1.5 µs per hidden match on SQLite ` +
+	`(measured: 20 visible matches 7.6 ms, the same with 2,000 hidden matches besides 10.7 ms, on a loaded test machine; on PostgreSQL the difference was below the noise). ` +
+	`Results, meta.total and paging never depend on hidden entries; only this time does, which can hint at how many hidden entries hold a word when thousands do.
 
 q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection ` +
 	`(Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. ` +

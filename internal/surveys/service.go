@@ -274,14 +274,30 @@ func (s *Service) syncMenu(ctx context.Context, sv *Survey, present bool) error 
 
 // Get returns the card (view on the survey; a draft needs edit).
 func (s *Service) Get(ctx context.Context, p *auth.Principal, id string) (SurveyCard, error) {
-	sv, lvl, err := s.open(ctx, p, id, acl.View)
+	sv, lvl, err := s.openCard(ctx, p, id)
 	if err != nil {
 		return SurveyCard{}, err
 	}
-	if sv.Status == StatusDraft && lvl < acl.Edit {
-		return SurveyCard{}, fault.Forbidden("the survey is a draft: edit right on it is required")
-	}
 	return s.card(ctx, p, sv, lvl)
+}
+
+// Openable answers as Get does without building the card: nil, or Get's
+// 404 or 403 (routes answer for a survey as its own GET does).
+func (s *Service) Openable(ctx context.Context, p *auth.Principal, id string) error {
+	_, _, err := s.openCard(ctx, p, id)
+	return err
+}
+
+// openCard loads a survey whose card p may read: view on it, edit on a draft.
+func (s *Service) openCard(ctx context.Context, p *auth.Principal, id string) (*Survey, acl.Level, error) {
+	sv, lvl, err := s.open(ctx, p, id, acl.View)
+	if err != nil {
+		return nil, lvl, err
+	}
+	if sv.Status == StatusDraft && lvl < acl.Edit {
+		return nil, lvl, fault.Forbidden("the survey is a draft: edit right on it is required")
+	}
+	return sv, lvl, nil
 }
 
 // Take returns the taking view: view on the survey and its node, status open.
