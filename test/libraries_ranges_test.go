@@ -1,0 +1,58 @@
+package test
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+
+	"coreportal/test/kit"
+)
+
+// TestDownloadRanges: a Range header never makes an answer larger than the
+// file (overlapping and adjacent ranges are coalesced, more than 16 ranges
+// get the whole file with 200), and the zero-length suffix bytes=-0 is
+// unsatisfiable (416 with Content-Range: bytes */size).
+func TestDownloadRanges(t *testing.T) {
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		f := newLibFixture(t, s, "rangecap")
+		content := bytes.Repeat([]byte("abcdefghij"), 10_000) // 100 KB
+		rec := f.put(t, f.admin, "", "big.txt", content, 201)
+		size := len(content)
+
+		var sb strings.Builder
+		sb.WriteString("bytes=0-1000")
+		for i := 1; sb.Len() < 400_000; i++ {
+			fmt.Fprintf(&sb, ",%d-%d,0-%d", i%90_000, i%90_000+1000, i%5000)
+		}
+		resp, body := f.get(t, f.admin, num(rec), map[string]string{"Range": sb.String()})
+		if (resp.StatusCode != 206 && resp.StatusCode != 200) || len(body) > size {
+			t.Fatalf("400 KB of overlapping ranges: %d with %d bytes for a file of %d", resp.StatusCode, len(body), size)
+		}
+
+		for _, h := range []string{"bytes=-0", "bytes=-0,-0"} {
+			resp, _ = f.get(t, f.admin, num(rec), map[string]string{"Range": h})
+			if resp.StatusCode != 416 || resp.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", size) {
+				t.Fatalf("Range %s: %d Content-Range %q", h, resp.StatusCode, resp.Header.Get("Content-Range"))
+			}
+		}
+
+		parts := make([]string, 20)
+		for i := range parts {
+			parts[i] = fmt.Sprintf("%d-%d", i*4000, i*4000+99)
+		}
+		resp, body = f.get(t, f.admin, num(rec), map[string]string{"Range": "bytes=" + strings.Join(parts, ",")})
+		if resp.StatusCode != 200 || !bytes.Equal(body, content) {
+			t.Fatalf("20 disjoint ranges: %d with %d bytes, want 200 with the whole file", resp.StatusCode, len(body))
+		}
+
+		resp, body = f.get(t, f.admin, num(rec), map[string]string{"Range": "bytes=100-199,150-299,300-399"})
+		if resp.StatusCode != 206 || resp.Header.Get("Content-Range") != "bytes 100-399/100000" || !bytes.Equal(body, content[100:400]) {
+			t.Fatalf("overlapping and adjacent ranges: %d %q %d bytes", resp.StatusCode, resp.Header.Get("Content-Range"), len(body))
+		}
+		resp, body = f.get(t, f.admin, num(rec), map[string]string{"Range": "bytes=5000-5099,0-99"})
+		if resp.StatusCode != 206 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "multipart/byteranges") || len(body) > size {
+			t.Fatalf("two disjoint ranges: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	})
+}
