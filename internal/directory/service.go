@@ -142,6 +142,13 @@ func (s *Service) Connection(ctx context.Context) (ConnectionSettings, error) {
 
 // PutConnection replaces the connection settings.
 func (s *Service) PutConnection(ctx context.Context, in ConnectionInput) (ConnectionSettings, error) {
+	raw := Config{BindDN: in.BindDN, BaseDN: in.BaseDN, UserFilter: in.UserFilter, SearchFilter: in.SearchFilter}
+	if in.BindPassword != nil {
+		raw.BindPassword = *in.BindPassword
+	}
+	if err := checkConnectionValues(raw); err != nil {
+		return ConnectionSettings{}, err
+	}
 	c, err := s.update(ctx, func(old Config) (Config, error) {
 		c, err := in.applyConnection(old)
 		if err != nil {
@@ -166,6 +173,9 @@ func (s *Service) SyncSettings(ctx context.Context) (SyncSettings, error) {
 
 // PutSync replaces the sync settings.
 func (s *Service) PutSync(ctx context.Context, in SyncInput) (SyncSettings, error) {
+	if err := checkSyncValues(Config{SyncFilter: in.SyncFilter, GroupSyncFilter: in.GroupSyncFilter}); err != nil {
+		return SyncSettings{}, err
+	}
 	c, err := s.update(ctx, func(old Config) (Config, error) {
 		c, err := in.applySync(old)
 		if err != nil {
