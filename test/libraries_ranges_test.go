@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"coreportal/test/kit"
 )
@@ -22,12 +23,16 @@ func TestDownloadRanges(t *testing.T) {
 		size := len(content)
 
 		var sb strings.Builder
-		sb.WriteString("bytes=0-1000")
+		// about 50,000 one-byte ranges over the first 500 bytes: together
+		// less than the file, so only coalescing keeps the answer small
+		sb.WriteString("bytes=0-0")
 		for i := 1; sb.Len() < 400_000; i++ {
-			fmt.Fprintf(&sb, ",%d-%d,0-%d", i%90_000, i%90_000+1000, i%5000)
+			fmt.Fprintf(&sb, ",%d-%d", i%500, i%500)
 		}
+		start := time.Now()
 		resp, body := f.get(t, f.admin, num(rec), map[string]string{"Range": sb.String()})
-		if (resp.StatusCode != 206 && resp.StatusCode != 200) || len(body) > size {
+		t.Logf("a %d-byte Range header: %d with %d bytes in %v", sb.Len(), resp.StatusCode, len(body), time.Since(start))
+		if resp.StatusCode != 206 || !bytes.Equal(body, content[:500]) {
 			t.Fatalf("400 KB of overlapping ranges: %d with %d bytes for a file of %d", resp.StatusCode, len(body), size)
 		}
 
@@ -65,7 +70,7 @@ func TestDownloadRanges(t *testing.T) {
 			req.Header.Set("Range", h)
 			return lf.admin.Send(t, req)
 		}
-		if r := get(sb.String()); (r.Status != 206 && r.Status != 200) || len(r.Raw) > size {
+		if r := get(sb.String()); r.Status != 206 || !bytes.Equal(r.Raw, content[:500]) {
 			t.Fatalf("attachment, 400 KB of overlapping ranges: %d with %d bytes", r.Status, len(r.Raw))
 		}
 		if r := get("bytes=-0"); r.Status != 416 || r.Header.Get("Content-Range") != fmt.Sprintf("bytes */%d", size) {
