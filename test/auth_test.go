@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"coreportal/test/kit"
 )
@@ -124,16 +123,6 @@ func TestAuthentication(t *testing.T) {
 			anon.Do(t, "POST", "/auth/login", map[string]any{"login": "ghost", "password": "x-password"}).Expect(t, 429, "RATE_LIMITED")
 		})
 	})
-}
-
-func TestAddressThrottle(t *testing.T) {
-	s := kit.Start(t, kit.Backends(t)[0])
-	anon := s.Anon()
-	for i := 0; i < 20; i++ {
-		anon.Do(t, "POST", "/auth/login", map[string]any{"login": "user" + string(rune('a'+i)), "password": "bad-password"}).Expect(t, 401)
-	}
-	anon.Do(t, "POST", "/auth/login", map[string]any{"login": "admin", "password": kit.AdminPassword}).Expect(t, 429, "RATE_LIMITED")
-	_ = time.Second
 }
 
 // TestCookieWrites: writes authenticated by the session cookie refuse a

@@ -183,11 +183,11 @@ func TestDirectoryChanges(t *testing.T) {
 			d.Stop()
 			s.Anon().Do(t, "POST", "/auth/login", login).Expect(t, 503, "UNAVAILABLE")
 			job := runSync(t, admin, map[string]any{}, "failed")
-			if msg, _ := job["error"].(string); !strings.Contains(msg, "cannot connect") {
+			if msg, _ := job["error"].(string); !strings.Contains(msg, "cannot reach the directory server (refused)") {
 				t.Fatalf("failed sync error %v", job["error"])
 			}
 			st := admin.Do(t, "GET", "/admin/settings/ldap-status", nil).Expect(t, 200).Map(t)
-			if st["connected"] != false || !strings.Contains(st["error"].(string), "connection refused") {
+			if st["connected"] != false || st["error"] != "cannot reach the directory server (refused)" {
 				t.Fatalf("status while down %v", st)
 			}
 			admin.Do(t, "GET", "/directory/search?q=user", nil).Expect(t, 503, "UNAVAILABLE")

@@ -18,6 +18,11 @@ import (
 // avatars and profile card fields; then moves legacy LDAP_* values once.
 func (a *app) buildDirectory(ctx context.Context) error {
 	d := directory.New(a.db, a.settings, a.services, a.users, a.access.groups, a.blobs)
+	hosts, err := directory.ParseHostPatterns(a.cfg.DirectoryAllowedHosts)
+	if err != nil {
+		return err
+	}
+	d.SetAllowedHosts(hosts)
 	a.directory = d
 	a.services.RegisterRunner(services.KeyADSync, "adSync.run", d.Configured)
 	a.services.RegisterEnableCheck(services.KeyADSync, d.Check)
@@ -46,6 +51,6 @@ func (a *app) buildDirectory(ctx context.Context) error {
 		}
 		return rc, err
 	})
-	_, err := d.ImportLegacy(ctx, os.LookupEnv)
+	_, err = d.ImportLegacy(ctx, os.LookupEnv)
 	return err
 }

@@ -100,7 +100,11 @@ func (s *Service) Login(ctx context.Context, login, password, authType, address 
 	if authType == "domain" && s.domain == nil {
 		return Session{}, fault.Validation("authType", "domain sign-in is not available: the directory connection is not configured")
 	}
-	try, err := s.throttle.Begin(ctx, login, address)
+	begin := s.throttle.Begin
+	if p := FromContext(ctx); p != nil && strings.EqualFold(p.Login, login) {
+		begin = s.throttle.BeginWithSession // a valid session of this login: its owner
+	}
+	try, err := begin(ctx, login, address)
 	if err != nil {
 		return Session{}, err
 	}

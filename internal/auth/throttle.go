@@ -3,9 +3,11 @@ package auth
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"coreportal/internal/fault"
@@ -19,15 +21,23 @@ import (
 //   - per (login, client address): PairLimit failures per Window, then 429 for
 //     that pair until the window ends: the guesser is stopped, the owner
 //     signing in from elsewhere is not;
-//   - per client address across logins: AddressLimit failures per Window;
+//   - per client address across logins: past AddressLimit failures in a
+//     Window, attempts of logins that are not trusted on that address are
+//     spaced by a delay that doubles with each further failure (BaseDelay,
+//     2×, 4× … up to AddressMaxDelay), never blocked outright; a login is
+//     trusted on an address it signed in from within KnownFor, or when the
+//     attempt carries a valid session of that login: one office behind one
+//     address (NAT, a proxy missing from CORE_TRUSTED_PROXIES) cannot be kept
+//     out by someone guessing from the same address. The first slowed
+//     attempt of an address in a window is logged as a warning naming it;
 //   - per login across addresses: after LoginCeiling failures within
 //     LoginWindow, attempts on the login are spaced by a delay that doubles
 //     with each further failure (BaseDelay, 2×, 4× … up to MaxDelay); an
 //     attempt inside the delay gets 429 with details.retryAfterSeconds. A
-//     spray from many addresses is slowed; an address the login signed in
-//     from within KnownFor is not held up by the delay (one wrong guess
-//     every 30 s from elsewhere would otherwise keep the owner out for
-//     good), so the owner is stopped only on new addresses.
+//     spray from many addresses is slowed; a trusted login is not held up
+//     by the delay (one wrong guess every 30 s from elsewhere would
+//     otherwise keep the owner out for good), so the owner is stopped only
+//     on new addresses.
 type Throttle struct {
 	st *sessionStore
 
@@ -38,6 +48,9 @@ type Throttle struct {
 	LoginWindow  time.Duration
 	BaseDelay    time.Duration
 	MaxDelay     time.Duration
+	// AddressMaxDelay caps the spacing of untrusted attempts from an address
+	// past AddressLimit failures.
+	AddressMaxDelay time.Duration
 	// InFlightWait is how long an attempt waits for a slot that attempts in
 	// flight hold before it is refused.
 	InFlightWait time.Duration
@@ -46,20 +59,23 @@ type Throttle struct {
 	KnownFor time.Duration
 
 	now func() time.Time
+
+	warned warnings
 }
 
 // NewThrottle builds the throttle with its defaults on db.
 func NewThrottle(db *store.DB) *Throttle {
 	return &Throttle{st: &sessionStore{db: db}, PairLimit: 5, AddressLimit: 20, Window: 15 * time.Minute,
-		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, InFlightWait: 5 * time.Second, KnownFor: 30 * 24 * time.Hour, now: time.Now}
+		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, AddressMaxDelay: time.Minute, InFlightWait: 5 * time.Second, KnownFor: 30 * 24 * time.Hour, now: time.Now}
 }
 
 // attempt is one sign-in attempt admitted by Begin.
 type attempt struct {
 	t           *Throttle
 	pair, addr  string
+	address     string
 	login       string
-	known       string // the login signed in from this address before
+	known       string // key of "the login signed in from this address"
 	windowStart int64
 }
 
@@ -87,89 +103,190 @@ func AddressKey(address string) string {
 
 // Begin admits an attempt of login from address, or answers 429 RATE_LIMITED.
 func (t *Throttle) Begin(ctx context.Context, login, address string) (*attempt, error) {
+	return t.begin(ctx, login, address, false)
+}
+
+// BeginWithSession is Begin for a caller that presents a valid session of
+// login: the login is trusted on the address, as if it had signed in from it.
+func (t *Throttle) BeginWithSession(ctx context.Context, login, address string) (*attempt, error) {
+	return t.begin(ctx, login, address, true)
+}
+
+func (t *Throttle) begin(ctx context.Context, login, address string, session bool) (*attempt, error) {
 	login = strings.ToLower(strings.TrimSpace(login))
 	address = AddressKey(address)
 	now := t.now()
-	ms := now.UnixMilli()
-	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, login: "l:" + login, known: "k:" + login + "|" + address,
-		windowStart: now.Add(-t.Window).UnixMilli()}
-	if err := t.take(ctx, a.pair, t.PairLimit, a.windowStart); err != nil {
+	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, address: address, login: "l:" + login,
+		known: "k:" + login + "|" + address, windowStart: now.Add(-t.Window).UnixMilli()}
+	if full, err := t.take(ctx, a.pair, t.PairLimit, a.windowStart); err != nil || full {
+		if err == nil {
+			err = throttled(t.Window)
+		}
 		return nil, err
 	}
-	if err := t.take(ctx, a.addr, t.AddressLimit, a.windowStart); err != nil {
+	trusted := session
+	if !trusted {
+		ok, err := t.st.known(ctx, a.known, now.UnixMilli())
+		if err != nil {
+			_ = t.st.settle(context.WithoutCancel(ctx), a.pair, false, false)
+			return nil, err
+		}
+		trusted = ok
+	}
+	if err := t.takeAddress(ctx, a, trusted, now); err != nil {
 		_ = t.st.settle(context.WithoutCancel(ctx), a.pair, false, false)
 		return nil, err
 	}
-	failures, nextAt, err := t.st.slot(ctx, a.login, now.Add(-t.LoginWindow).UnixMilli())
-	if err != nil {
+	// a trusted login is not held up by a spray on it from elsewhere (the
+	// pair limit still stops guessing from this address)
+	if trusted {
+		return a, nil
+	}
+	if err := t.spaceLogin(ctx, a, now); err != nil {
 		a.Cancel(ctx)
 		return nil, err
-	}
-	if failures < t.LoginCeiling {
-		return a, nil
-	}
-	// the owner signing in from an address they signed in from before is
-	// not held up by a spray on their login from elsewhere (the pair limit
-	// still stops guessing from that address)
-	if ok, err := t.st.known(ctx, a.known, ms); err != nil || ok {
-		if err != nil {
-			a.Cancel(ctx)
-			return nil, err
-		}
-		return a, nil
-	}
-	if ms < nextAt {
-		a.Cancel(ctx)
-		return nil, throttled(time.Duration(nextAt-ms) * time.Millisecond)
-	}
-	// one attempt per delay: the first to move next_at gets the slot
-	claimed, err := t.st.claim(ctx, a.login, nextAt, ms+t.delay(failures).Milliseconds())
-	if err != nil || !claimed {
-		a.Cancel(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return nil, throttled(t.delay(failures))
 	}
 	return a, nil
 }
 
+// takeAddress reserves the address's slot. A trusted login always gets one
+// (its failures still count for the address); others get one while the
+// address's failures stay under AddressLimit, past it one per growing delay.
+func (t *Throttle) takeAddress(ctx context.Context, a *attempt, trusted bool, now time.Time) error {
+	if !trusted {
+		full, err := t.take(ctx, a.addr, t.AddressLimit, a.windowStart)
+		if err != nil || !full {
+			return err
+		}
+		if err := t.spaceAddress(ctx, a, now); err != nil {
+			return err
+		}
+	}
+	if _, _, err := t.st.reserve(ctx, a.addr, math.MaxInt32, now.UnixMilli(), a.windowStart); err != nil {
+		return err
+	}
+	return nil
+}
+
+// spaceAddress admits one untrusted attempt per delay from an address whose
+// failures fill its window: the first to move the address's next_at gets it.
+func (t *Throttle) spaceAddress(ctx context.Context, a *attempt, now time.Time) error {
+	ms := now.UnixMilli()
+	failures, nextAt, err := t.st.slot(ctx, a.addr, a.windowStart)
+	if err != nil {
+		return err
+	}
+	t.warn(ctx, a.address, failures, now)
+	if ms < nextAt {
+		return throttled(time.Duration(nextAt-ms) * time.Millisecond)
+	}
+	d := backoff(failures-t.AddressLimit, t.BaseDelay, t.AddressMaxDelay)
+	claimed, err := t.st.claim(ctx, a.addr, nextAt, ms+d.Milliseconds())
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return throttled(d)
+	}
+	return nil
+}
+
+// spaceLogin applies the per-login delay past LoginCeiling failures.
+func (t *Throttle) spaceLogin(ctx context.Context, a *attempt, now time.Time) error {
+	ms := now.UnixMilli()
+	failures, nextAt, err := t.st.slot(ctx, a.login, now.Add(-t.LoginWindow).UnixMilli())
+	if err != nil || failures < t.LoginCeiling {
+		return err
+	}
+	if ms < nextAt {
+		return throttled(time.Duration(nextAt-ms) * time.Millisecond)
+	}
+	// one attempt per delay: the first to move next_at gets the slot
+	claimed, err := t.st.claim(ctx, a.login, nextAt, ms+t.delay(failures).Milliseconds())
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return throttled(t.delay(failures))
+	}
+	return nil
+}
+
 // delay is the spacing of attempts on a login with failures in its window.
 func (t *Throttle) delay(failures int) time.Duration {
-	n := failures - t.LoginCeiling
+	return backoff(failures-t.LoginCeiling, t.BaseDelay, t.MaxDelay)
+}
+
+// backoff is base doubled n times, capped at ceiling; 0 for a negative n.
+func backoff(n int, base, ceiling time.Duration) time.Duration {
 	if n < 0 {
 		return 0
 	}
 	if n > 30 {
-		return t.MaxDelay
+		return ceiling
 	}
-	return min(t.BaseDelay<<n, t.MaxDelay)
+	return min(base<<n, ceiling)
 }
 
 // take reserves a slot of key for an attempt. Recorded failures that fill
-// the window refuse it at once; slots held by attempts in flight (several
-// correct sign-ins at the same moment, a script starting workers) are
-// waited for, up to InFlightWait, polling every 20-100 ms.
-func (t *Throttle) take(ctx context.Context, key string, limit int, windowStart int64) error {
+// the window refuse it at once (full); slots held by attempts in flight
+// (several correct sign-ins at the same moment, a script starting workers)
+// are waited for, up to InFlightWait, polling every 20-100 ms.
+func (t *Throttle) take(ctx context.Context, key string, limit int, windowStart int64) (full bool, err error) {
 	wait := 20 * time.Millisecond
 	deadline := time.Now().Add(t.InFlightWait) // the real clock: tests freeze t.now
 	for {
 		ok, failures, err := t.st.reserve(ctx, key, limit, t.now().UnixMilli(), windowStart)
 		if err != nil || ok {
-			return err
+			return false, err
 		}
 		if failures >= limit {
-			return throttled(t.Window)
+			return true, nil
 		}
 		if !time.Now().Add(wait).Before(deadline) {
-			return throttled(time.Second) // only busy: a slot frees within moments
+			return false, throttled(time.Second) // only busy: a slot frees within moments
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("sign-in throttle: %w", ctx.Err())
+			return false, fmt.Errorf("sign-in throttle: %w", ctx.Err())
 		case <-time.After(wait):
 		}
 		wait = min(2*wait, 100*time.Millisecond)
+	}
+}
+
+// warnings remembers when this instance last reported each slowed address.
+type warnings struct {
+	mu   sync.Mutex
+	last map[string]time.Time
+}
+
+// warn logs, once per Window and address, that sign-ins from address are
+// being slowed: many users behind one address usually means a reverse
+// proxy that CORE_TRUSTED_PROXIES does not name.
+func (t *Throttle) warn(ctx context.Context, address string, failures int, now time.Time) {
+	w := &t.warned
+	w.mu.Lock()
+	last, seen := w.last[address]
+	fresh := !seen || now.Sub(last) >= t.Window
+	if fresh {
+		if w.last == nil {
+			w.last = map[string]time.Time{}
+		}
+		if len(w.last) >= 10000 {
+			for k, v := range w.last {
+				if now.Sub(v) >= t.Window {
+					delete(w.last, k)
+				}
+			}
+		}
+		w.last[address] = now
+	}
+	w.mu.Unlock()
+	if fresh {
+		slog.WarnContext(ctx, "sign-in throttle: failed sign-ins from one address fill its window; attempts of logins not known on it are slowed",
+			"address", address, "failures", failures, "window", t.Window.String(),
+			"hint", "if many users reach the portal through this address (a reverse proxy or load balancer), name it in CORE_TRUSTED_PROXIES so that X-Forwarded-For tells them apart")
 	}
 }
 

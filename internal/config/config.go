@@ -53,6 +53,10 @@ type Config struct {
 	PprofAddr         string
 	MetricsAddr       string // Prometheus /metrics listener; empty = off
 	TrustedProxies    []netip.Prefix
+	// DirectoryAllowedHosts are the directory servers the portal may
+	// connect to (CORE_DIRECTORY_ALLOWED_HOSTS, read by the directory
+	// package; empty = any).
+	DirectoryAllowedHosts string
 	// PublicURL is the address users reach the portal at (CORE_PUBLIC_URL);
 	// when it is https the session cookie is always Secure.
 	PublicURL string
@@ -88,32 +92,33 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	}
 	var errs []error
 	c := Config{
-		Addr:              env("CORE_ADDR", ":8080"),
-		DataDir:           env("CORE_DATA_DIR", "./data"),
-		DatabaseURL:       env("DATABASE_URL", ""),
-		BusURL:            env("CORE_BUS_URL", ""),
-		BlobURL:           env("CORE_BLOB_URL", ""),
-		SeedAdminLogin:    env("SEED_ADMIN_LOGIN", "admin"),
-		SeedAdminPassword: getenv("SEED_ADMIN_PASSWORD"),
-		JWTSecret:         getenv("CORE_JWT_SECRET"),
-		BackupKey:         getenv("CORE_BACKUP_KEY"),
-		UpdateRunnerToken: getenv("CORE_UPDATE_RUNNER_TOKEN"),
-		LicensePublicKey:  env("CORE_LICENSE_PUBLIC_KEY", ""),
-		UpdatePublicKey:   env("CORE_UPDATE_PUBLIC_KEY", ""),
-		ReleaseChannel:    env("CORE_RELEASE_CHANNEL", "stable"),
-		OfficeURL:         env("CORE_OFFICE_URL", ""),
-		VendorURL:         env("CORE_VENDOR_URL", ""),
-		ReleaseFile:       env("CORE_RELEASE_FILE", ""),
-		ModuleCatalogPath: env("MODULE_CATALOG_PATH", ""),
-		ModuleCatalogURL:  env("MODULE_CATALOG_URL", ""),
-		SMTPHost:          env("SMTP_HOST", ""),
-		SMTPUser:          env("SMTP_USER", ""),
-		SMTPPassword:      getenv("SMTP_PASSWORD"),
-		SMTPFrom:          env("SMTP_FROM", ""),
-		LogFormat:         strings.ToLower(env("CORE_LOG_FORMAT", "json")),
-		PprofAddr:         env("CORE_PPROF_ADDR", ""),
-		MetricsAddr:       env("CORE_METRICS_ADDR", ""),
-		PublicURL:         strings.TrimRight(env("CORE_PUBLIC_URL", ""), "/"),
+		Addr:                  env("CORE_ADDR", ":8080"),
+		DataDir:               env("CORE_DATA_DIR", "./data"),
+		DatabaseURL:           env("DATABASE_URL", ""),
+		BusURL:                env("CORE_BUS_URL", ""),
+		BlobURL:               env("CORE_BLOB_URL", ""),
+		SeedAdminLogin:        env("SEED_ADMIN_LOGIN", "admin"),
+		SeedAdminPassword:     getenv("SEED_ADMIN_PASSWORD"),
+		JWTSecret:             getenv("CORE_JWT_SECRET"),
+		BackupKey:             getenv("CORE_BACKUP_KEY"),
+		UpdateRunnerToken:     getenv("CORE_UPDATE_RUNNER_TOKEN"),
+		LicensePublicKey:      env("CORE_LICENSE_PUBLIC_KEY", ""),
+		UpdatePublicKey:       env("CORE_UPDATE_PUBLIC_KEY", ""),
+		ReleaseChannel:        env("CORE_RELEASE_CHANNEL", "stable"),
+		OfficeURL:             env("CORE_OFFICE_URL", ""),
+		VendorURL:             env("CORE_VENDOR_URL", ""),
+		ReleaseFile:           env("CORE_RELEASE_FILE", ""),
+		ModuleCatalogPath:     env("MODULE_CATALOG_PATH", ""),
+		ModuleCatalogURL:      env("MODULE_CATALOG_URL", ""),
+		SMTPHost:              env("SMTP_HOST", ""),
+		SMTPUser:              env("SMTP_USER", ""),
+		SMTPPassword:          getenv("SMTP_PASSWORD"),
+		SMTPFrom:              env("SMTP_FROM", ""),
+		LogFormat:             strings.ToLower(env("CORE_LOG_FORMAT", "json")),
+		PprofAddr:             env("CORE_PPROF_ADDR", ""),
+		MetricsAddr:           env("CORE_METRICS_ADDR", ""),
+		PublicURL:             strings.TrimRight(env("CORE_PUBLIC_URL", ""), "/"),
+		DirectoryAllowedHosts: env("CORE_DIRECTORY_ALLOWED_HOSTS", ""),
 	}
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)

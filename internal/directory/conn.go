@@ -47,10 +47,23 @@ func (c Config) tlsConfig() (*tls.Config, error) {
 	return tc, nil
 }
 
-// dial connects (within connectTimeoutMs), upgrades with StartTLS when set and
-// binds as the service account. requestTimeout bounds each later request.
-// Errors are fault UNAVAILABLE in words an administrator understands.
-func dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, error) {
+// dial connects to the configured server when CORE_DIRECTORY_ALLOWED_HOSTS
+// allows it and its values hold no control characters (settings stored
+// before these rules are checked here as well).
+func (s *Service) dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, error) {
+	if err := s.allowed.checkHost(c.URL); err != nil {
+		return nil, err
+	}
+	if err := checkConnectionValues(c); err != nil {
+		return nil, err
+	}
+	return connect(ctx, c, requestTimeout)
+}
+
+// connect connects (within connectTimeoutMs), upgrades with StartTLS when
+// set and binds as the service account. requestTimeout bounds each later
+// request. Errors are fault UNAVAILABLE naming only a category (describe).
+func connect(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, error) {
 	if !c.Configured() {
 		return nil, fault.Validation("url", "the directory connection is not configured (url, baseDn, bindDn and bindPassword are required)")
 	}
@@ -74,7 +87,7 @@ func dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, e
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, describe(c, r.err)
+			return nil, describe(ctx, c, r.err, false)
 		}
 		l = r.l
 	case <-dctx.Done():
@@ -83,7 +96,7 @@ func dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, e
 				_ = r.l.Close()
 			}
 		}()
-		return nil, describe(c, context.DeadlineExceeded)
+		return nil, describe(ctx, c, context.DeadlineExceeded, false)
 	}
 	// a cancelled request (client gone, job stopped) closes the connection
 	cn := &conn{Conn: l, stop: context.AfterFunc(ctx, func() { _ = l.Close() })}
@@ -91,7 +104,7 @@ func dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, e
 	if c.StartTLS {
 		if err := l.StartTLS(tc); err != nil {
 			cn.close()
-			return nil, describe(c, err)
+			return nil, describe(ctx, c, err, true)
 		}
 	}
 	if err := l.Bind(c.BindDN, c.BindPassword); err != nil {
@@ -99,97 +112,15 @@ func dial(ctx context.Context, c Config, requestTimeout time.Duration) (*conn, e
 		if ldap.IsErrorWithCode(err, ldap.LDAPResultInvalidCredentials) {
 			return nil, fault.Unavailable("the directory refused the service account (bindDn %s): invalid credentials", c.BindDN)
 		}
-		return nil, describe(c, err)
+		return nil, answerError(ctx, c, err)
 	}
 	l.SetTimeout(max(requestTimeout, c.timeout()))
 	return cn, nil
 }
 
-// describe turns a connection error into an UNAVAILABLE fault whose message
-// says what went wrong (unreachable, timeout, certificate) without internals.
-func describe(c Config, err error) error {
-	host := c.URL
-	if u, perr := url.Parse(c.URL); perr == nil {
-		host = u.Host
-	}
-	var certErr *tls.CertificateVerificationError
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var opErr *net.OpError
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(err, &unknownCA) || errors.As(err, &hostErr) || errors.As(err, &invalid) || errors.As(err, &certErr) ||
-		strings.Contains(err.Error(), "x509: ") || strings.Contains(err.Error(), "failed to verify certificate"):
-		return fault.Unavailable("the TLS certificate of %s is not trusted: %s (set tlsCaCert to the CA bundle that signed it; certificates are never skipped)", host, certReason(err))
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
-		return fault.Unavailable("the directory server %s did not answer within %d ms", host, c.timeoutMs())
-	case errors.As(err, &dnsErr):
-		return fault.Unavailable("the directory server name %s cannot be resolved", host)
-	case errors.As(err, &opErr):
-		return fault.Unavailable("cannot connect to the directory server %s: %s", host, opErrReason(opErr))
-	case ldap.IsErrorWithCode(err, ldap.ErrorNetwork):
-		return fault.Unavailable("the connection to the directory server %s failed: %s", host, shortLDAP(err))
-	}
-	return fault.Unavailable("the directory server %s answered with an error: %s", host, shortLDAP(err))
-}
-
-func certReason(err error) string {
-	var unknownCA x509.UnknownAuthorityError
-	var hostErr x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	switch {
-	case errors.As(err, &unknownCA):
-		return "it is signed by an unknown authority"
-	case errors.As(err, &hostErr):
-		return "it is not valid for this host name"
-	case errors.As(err, &invalid):
-		if invalid.Reason == x509.Expired {
-			return "it has expired or is not yet valid"
-		}
-		return "it is invalid"
-	}
-	// StartTLS errors reach us as text only
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "unknown authority"):
-		return "it is signed by an unknown authority"
-	case strings.Contains(msg, "not valid for"):
-		return "it is not valid for this host name"
-	case strings.Contains(msg, "expired"):
-		return "it has expired or is not yet valid"
-	}
-	return "verification failed"
-}
-
-func opErrReason(e *net.OpError) string {
-	msg := e.Err.Error()
-	switch {
-	case strings.Contains(msg, "refused"):
-		return "connection refused"
-	case strings.Contains(msg, "unreachable"):
-		return "network unreachable"
-	case strings.Contains(msg, "reset"):
-		return "connection reset"
-	}
-	return msg
-}
-
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.As(err, &ne) && ne.Timeout() || strings.Contains(err.Error(), "timed out")
-}
-
-func shortLDAP(err error) string {
-	var le *ldap.Error
-	if errors.As(err, &le) {
-		text := ldap.LDAPResultCodeMap[le.ResultCode]
-		if le.Err != nil {
-			return strings.TrimPrefix(le.Err.Error(), "ldap: ")
-		}
-		return text
-	}
-	return err.Error()
 }
 
 // isDown says whether err means the directory could not be used (as opposed

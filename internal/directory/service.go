@@ -35,7 +35,12 @@ type Service struct {
 	// cached is the config for the hot read paths (profiles, cards): at most
 	// cacheTTL old on other instances, dropped at once by a local change.
 	cached atomic.Pointer[cachedConfig]
+	// allowed are the directory hosts of CORE_DIRECTORY_ALLOWED_HOSTS (none = any).
+	allowed HostPatterns
 }
+
+// SetAllowedHosts restricts the directory servers to patterns (none = any).
+func (s *Service) SetAllowedHosts(patterns HostPatterns) { s.allowed = patterns }
 
 type cachedConfig struct {
 	c  Config
@@ -137,7 +142,23 @@ func (s *Service) Connection(ctx context.Context) (ConnectionSettings, error) {
 
 // PutConnection replaces the connection settings.
 func (s *Service) PutConnection(ctx context.Context, in ConnectionInput) (ConnectionSettings, error) {
-	c, err := s.update(ctx, in.applyConnection)
+	raw := Config{BindDN: in.BindDN, BaseDN: in.BaseDN, UserFilter: in.UserFilter, SearchFilter: in.SearchFilter}
+	if in.BindPassword != nil {
+		raw.BindPassword = *in.BindPassword
+	}
+	if err := checkConnectionValues(raw); err != nil {
+		return ConnectionSettings{}, err
+	}
+	c, err := s.update(ctx, func(old Config) (Config, error) {
+		c, err := in.applyConnection(old)
+		if err != nil {
+			return c, err
+		}
+		if err := checkConnectionValues(c); err != nil {
+			return c, err
+		}
+		return c, s.allowed.checkHost(c.URL)
+	})
 	if err != nil {
 		return ConnectionSettings{}, err
 	}
@@ -152,7 +173,16 @@ func (s *Service) SyncSettings(ctx context.Context) (SyncSettings, error) {
 
 // PutSync replaces the sync settings.
 func (s *Service) PutSync(ctx context.Context, in SyncInput) (SyncSettings, error) {
-	c, err := s.update(ctx, in.applySync)
+	if err := checkSyncValues(Config{SyncFilter: in.SyncFilter, GroupSyncFilter: in.GroupSyncFilter}); err != nil {
+		return SyncSettings{}, err
+	}
+	c, err := s.update(ctx, func(old Config) (Config, error) {
+		c, err := in.applySync(old)
+		if err != nil {
+			return c, err
+		}
+		return c, checkSyncValues(c)
+	})
 	if err != nil {
 		return SyncSettings{}, err
 	}
@@ -204,7 +234,7 @@ func (s *Service) Check(ctx context.Context) error {
 }
 
 func (s *Service) check(ctx context.Context, c Config) error {
-	cn, err := dial(ctx, c, c.timeout())
+	cn, err := s.dial(ctx, c, c.timeout())
 	if err != nil {
 		return err
 	}
@@ -215,7 +245,7 @@ func (s *Service) check(ctx context.Context, c Config) error {
 		return fault.Unavailable("the base DN %s does not exist in the directory", c.BaseDN)
 	}
 	if err != nil {
-		return describe(c, err)
+		return answerError(ctx, c, err)
 	}
 	return nil
 }
@@ -273,7 +303,7 @@ func (s *Service) Search(ctx context.Context, q string) (SearchResult, error) {
 	if !c.Configured() {
 		return SearchResult{}, fault.Conflict("the directory connection is not configured")
 	}
-	cn, err := dial(ctx, c, c.timeout())
+	cn, err := s.dial(ctx, c, c.timeout())
 	if err != nil {
 		return SearchResult{}, err
 	}
@@ -286,7 +316,7 @@ func (s *Service) Search(ctx context.Context, q string) (SearchResult, error) {
 	if ldap.IsErrorWithCode(err, ldap.LDAPResultSizeLimitExceeded) {
 		out.Truncated = true
 	} else if err != nil {
-		return SearchResult{}, describe(c, err)
+		return SearchResult{}, answerError(ctx, c, err)
 	}
 	if res == nil {
 		return out, nil
@@ -315,8 +345,20 @@ var errBadCredentials = fault.Unauthorized("invalid login or password")
 // Login is domain sign-in: bind as the service account, find the user with
 // userFilter ({{username}} escaped), bind as the user, then create or update
 // the local domain user. Wrong login and wrong password give the same 401;
-// an unreachable directory is 503 UNAVAILABLE.
+// a directory that cannot be used is 503 UNAVAILABLE "directory unavailable"
+// and nothing more (the log has the detail).
 func (s *Service) Login(ctx context.Context, login, password string) (auth.Account, error) {
+	acc, err := s.login(ctx, login, password)
+	if err != nil && !fault.Is(err, fault.CodeUnauthorized) {
+		if fault.Is(err, fault.CodeValidation) && !s.Configured(ctx) {
+			return acc, err // 400 on authType: not configured
+		}
+		return acc, forAnonymous(ctx, err)
+	}
+	return acc, err
+}
+
+func (s *Service) login(ctx context.Context, login, password string) (auth.Account, error) {
 	if password == "" || strings.TrimSpace(login) == "" {
 		return auth.Account{}, errBadCredentials // an empty password would be an unauthenticated bind
 	}
@@ -327,7 +369,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (auth.Accou
 	if !c.Configured() {
 		return auth.Account{}, fault.Validation("authType", "domain sign-in is not available: the directory connection is not configured")
 	}
-	cn, err := dial(ctx, c, c.timeout())
+	cn, err := s.dial(ctx, c, c.timeout())
 	if err != nil {
 		return auth.Account{}, err
 	}
@@ -336,7 +378,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (auth.Accou
 		filterWith(c.userFilter(), "{{username}}", strings.TrimSpace(login)), c.userAttributes(false), nil)
 	res, err := cn.Search(req)
 	if err != nil && !ldap.IsErrorWithCode(err, ldap.LDAPResultSizeLimitExceeded) {
-		return auth.Account{}, describe(c, err)
+		return auth.Account{}, answerError(ctx, c, err)
 	}
 	if res == nil || len(res.Entries) != 1 {
 		if res != nil && len(res.Entries) > 1 {
@@ -352,7 +394,7 @@ func (s *Service) Login(ctx context.Context, login, password string) (auth.Accou
 		if ldap.IsErrorWithCode(err, ldap.LDAPResultInvalidCredentials) || ldap.IsErrorWithCode(err, ldap.LDAPResultUnwillingToPerform) {
 			return auth.Account{}, errBadCredentials
 		}
-		return auth.Account{}, describe(c, err)
+		return auth.Account{}, answerError(ctx, c, err)
 	}
 	p := c.toPerson(entry)
 	if p.Disabled {

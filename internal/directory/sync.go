@@ -114,7 +114,7 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 	if opts.DeactivateMissing != nil {
 		res.DeactivateMissing = *opts.DeactivateMissing
 	}
-	cn, err := dial(ctx, c, 2*time.Minute)
+	cn, err := s.dial(ctx, c, 2*time.Minute)
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Service) Run(ctx context.Context, opts SyncOptions) (*SyncResult, error
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("directory sync: user pass: %w", describe(c, err))
+		return nil, fmt.Errorf("directory sync: user pass: %w", answerError(ctx, c, err))
 	}
 	s.syncUsers(ctx, c, batch, res, seen)
 	if res.stopped != nil {

@@ -34,7 +34,7 @@ func (s *Service) syncGroups(ctx context.Context, cn *conn, c Config, res *SyncR
 		order = append(order, dn)
 	})
 	if err != nil {
-		return fmt.Errorf("directory sync: group pass: %w", describe(c, err))
+		return fmt.Errorf("directory sync: group pass: %w", answerError(ctx, c, err))
 	}
 	userIDs, err := s.users.DirectoryDNs(ctx)
 	if err != nil {

@@ -100,7 +100,7 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, listID, ref, fi
 }
 
 // Download opens an attachment (view on the attachment).
-func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (ItemAttachment, io.ReadCloser, error) {
+func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (ItemAttachment, io.ReadSeekCloser, error) {
 	if _, err := uuid.Parse(id); err != nil {
 		return ItemAttachment{}, nil, fault.Validation("id", "the attachment id must be a UUID")
 	}
@@ -131,7 +131,7 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (I
 	if err != nil {
 		return ItemAttachment{}, nil, fmt.Errorf("open attachment: %w", err)
 	}
-	return a, rc, nil
+	return a, blob.NewRangeReader(ctx, s.blobs, a.blobKey, a.Size, rc), nil
 }
 
 // DeleteAttachment removes an attachment (delete on the attachment).

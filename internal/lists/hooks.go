@@ -29,6 +29,7 @@ type Bin interface {
 type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader) (int64, error)
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	GetRange(ctx context.Context, key string, offset, length int64) (io.ReadCloser, error)
 	Delete(ctx context.Context, key string) error
 }
 

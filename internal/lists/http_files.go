@@ -6,7 +6,6 @@ import (
 	"io"
 	"mime/multipart"
 	"net/http"
-	"strconv"
 
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
@@ -109,12 +108,10 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	defer rc.Close()
 	hd := w.Header()
 	hd.Set("Content-Type", a.ContentType)
-	hd.Set("Content-Length", strconv.FormatInt(a.Size, 10))
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "sandbox")
 	hd.Set("Content-Disposition", web.ContentDisposition(a.FileName))
-	w.WriteHeader(http.StatusOK)
-	_, _ = io.Copy(w, rc)
+	web.ServeContent(w, r, a.CreatedAt, rc, a.Size)
 }
 
 // Streamer serves the SSE stream of item changes (internal/live.Hub).

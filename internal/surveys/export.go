@@ -122,7 +122,7 @@ func (s *Service) ExportState(ctx context.Context, p *auth.Principal, id, export
 }
 
 // Download opens the file of a finished export (edit on the survey; 409 until it is done).
-func (s *Service) Download(ctx context.Context, p *auth.Principal, id, exportID string) (SurveyExportStatus, io.ReadCloser, error) {
+func (s *Service) Download(ctx context.Context, p *auth.Principal, id, exportID string) (SurveyExportStatus, *blob.RangeReader, error) {
 	j, sid, err := s.exportOf(ctx, p, id, exportID)
 	if err != nil {
 		return SurveyExportStatus{}, nil, err
@@ -142,7 +142,14 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id, exportID 
 	if err != nil {
 		return st, nil, fmt.Errorf("open export %s: %w", j.ID, err)
 	}
-	return st, rc, nil
+	size := r.Size
+	if size <= 0 { // a result without its size: ask the store
+		if size, err = s.Blobs.Stat(ctx, r.BlobKey); err != nil {
+			rc.Close()
+			return st, nil, fmt.Errorf("size of export %s: %w", j.ID, err)
+		}
+	}
+	return st, blob.NewRangeReader(ctx, s.Blobs, r.BlobKey, size, rc), nil
 }
 
 // runExport is the job handler: it streams the workbook into the blob store.
