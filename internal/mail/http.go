@@ -37,7 +37,7 @@ Requires SMTP configured and service notifications enabled (else 409 CONFLICT, d
 async=true (default): a notifications.sendEmail job is queued, 202 { async: true, jobId, status: "pending" }.
 async=false: sent now, administrators only (else 403), 200 { async: false, status: "sent" }; 503 when the SMTP server refuses.
 Addresses are bare (name@domain.tld); at most 100 recipients in total; text or html required.`
-	web.Register(api, send, h.send)
+	web.Register(api, web.Answers(send, http.StatusAccepted, http.StatusOK), h.send)
 }
 
 func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[SMTPSettings], error) {

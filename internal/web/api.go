@@ -24,18 +24,24 @@ const (
 const PolicyKey = "policy"
 
 // NewAPI creates the Huma API on mux, serving the OpenAPI 3.1 document at
-// /api/v1/openapi.json and the reference page at /api/docs.
+// /api/v1/openapi.json (a 3.0 rendering at /api/v1/openapi-3.0.json) and
+// the reference page at /api/docs. version is the one `coreportal version`
+// prints.
 func NewAPI(mux *http.ServeMux, version string) huma.API {
 	cfg := huma.Config{
 		OpenAPI: &huma.OpenAPI{
 			OpenAPI: "3.1.0",
 			Info: &huma.Info{
 				Title:       "Core Portal API",
-				Version:     "1.0.0",
-				Description: apiDescription + "\n\nBuild: " + version,
+				Version:     version,
+				Description: apiDescription,
+				Contact:     &huma.Contact{Name: "Core Portal support (the vendor that issued the licence key)"},
+				License:     &huma.License{Name: "Proprietary: use needs a licence key (GET /api/v1/admin/license)"},
 			},
+			Servers: []*huma.Server{{URL: "/", Description: "the server that serves this document"}},
+			Tags:    documentTags(),
 			Components: &huma.Components{
-				Schemas: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer),
+				Schemas: huma.NewMapRegistry("#/components/schemas/", SchemaName),
 				SecuritySchemes: map[string]*huma.SecurityScheme{
 					"bearer":      {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
 					"cookie":      {Type: "apiKey", In: "cookie", Name: "core_token"},
@@ -43,12 +49,13 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 				},
 			},
 		},
-		OpenAPIPath:   Prefix + "/openapi",
 		SchemasPath:   Prefix + "/schemas",
 		Formats:       huma.DefaultFormats,
 		DefaultFormat: "application/json",
 	}
+	cfg.OpenAPI.OnAddOperation = append(cfg.OpenAPI.OnAddOperation, documentOperation)
 	api := humago.New(mux, cfg)
+	serveDocuments(mux, api.OpenAPI())
 	mux.HandleFunc("GET /api/docs", serveDocs)
 	return api
 }

@@ -1,0 +1,96 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/yaml"
+)
+
+// documents serves the OpenAPI document (3.1) and its 3.0 rendering for
+// tools that read only 3.0, each as JSON and YAML, built once on first
+// request (every operation is registered before the server listens).
+type documents struct {
+	oapi   *huma.OpenAPI
+	once   sync.Once
+	bodies map[string][]byte
+	err    error
+}
+
+func (d *documents) build() {
+	v31, err := json.Marshal(d.oapi)
+	if err != nil {
+		d.err = fmt.Errorf("marshal the OpenAPI document: %w", err)
+		return
+	}
+	v30, err := d.oapi.Downgrade()
+	if err != nil {
+		d.err = fmt.Errorf("downgrade the OpenAPI document: %w", err)
+		return
+	}
+	if v30, err = clean30(v30); err != nil {
+		d.err = err
+		return
+	}
+	d.bodies = map[string][]byte{".json": v31, "-3.0.json": v30}
+	for _, k := range []string{".json", "-3.0.json"} {
+		var buf bytes.Buffer
+		if err := yaml.Convert(&buf, bytes.NewReader(d.bodies[k])); err != nil {
+			d.err = fmt.Errorf("convert the OpenAPI document to YAML: %w", err)
+			return
+		}
+		d.bodies[k[:len(k)-len("json")]+"yaml"] = buf.Bytes()
+	}
+}
+
+// clean30 removes the 3.1 keywords that the downgrade keeps
+// (contentMediaType of binary strings).
+func clean30(doc []byte) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil, fmt.Errorf("read the 3.0 document: %w", err)
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			if _, ok := t["contentMediaType"].(string); ok && t["type"] == "string" {
+				delete(t, "contentMediaType")
+			}
+			for _, c := range t {
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	return json.Marshal(v)
+}
+
+func (d *documents) serve(suffix, contentType string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		d.once.Do(d.build)
+		if d.err != nil {
+			WriteError(w, r, d.err)
+			return
+		}
+		w.Header().Set("Content-Type", contentType)
+		_, _ = w.Write(d.bodies[suffix])
+	}
+}
+
+// serveDocuments mounts the document under /api/v1/openapi{.json,.yaml,-3.0.json,-3.0.yaml}.
+func serveDocuments(mux *http.ServeMux, oapi *huma.OpenAPI) {
+	d := &documents{oapi: oapi}
+	for suffix, ct := range map[string]string{".json": "application/openapi+json", "-3.0.json": "application/openapi+json",
+		".yaml": "application/openapi+yaml", "-3.0.yaml": "application/openapi+yaml"} {
+		mux.HandleFunc("GET "+Prefix+"/openapi"+suffix, d.serve(suffix, ct))
+	}
+}
