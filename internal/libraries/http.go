@@ -40,7 +40,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, web.Answers(op(http.MethodPost, "/libraries/{id}/fields", "createLibraryField", "Add a custom field",
 		"Administrators with edit on the library. The list field types and settings (see createField). internalName optional (default field_<n>). A lookup field of a library points to a document library (lookupLibraryId, view on it needed; lookupFieldId name, item_number, item_type, mime_type or a custom field); lookupListId is refused (400)."), http.StatusCreated), h.createField)
 	web.Register(api, op(http.MethodPatch, "/libraries/{id}/fields/{fieldId}", "updateLibraryField", "Change a custom field",
-		"Administrators with edit on the library. settings keys given replace the stored ones; tightening choice, person or lookup settings (a lookup from allowMultiple true to false keeps the first entry) normalises stored file values in the same transaction (SPEC.md rule 2). Type and internal name cannot change, nor the target of a lookup (lookupListId or lookupLibraryId; 400 VALIDATION_ERROR)."), h.updateField)
+		"Administrators with edit on the library. settings keys given replace the stored ones; tightening choice, person or lookup settings (a lookup from allowMultiple true to false keeps the first entry) normalises stored file values in the same transaction. Type and internal name cannot change, nor the target of a lookup (lookupListId or lookupLibraryId; 400 VALIDATION_ERROR)."), h.updateField)
 	web.Register(api, op(http.MethodDelete, "/libraries/{id}/fields/{fieldId}", "deleteLibraryField", "Delete a custom field",
 		"Administrators with edit on the library. The field's values disappear from every file record."), h.deleteField)
 

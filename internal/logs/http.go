@@ -45,7 +45,7 @@ q (case-insensitive text in the message or attributes), correlationId, jobId, fr
 others. minLevel and includeCategories decide what is written from now on; retentionDays, maxSizeMb and maxRows are
 applied by the purge (POST /admin/logs/purge, and every 10 minutes by the workers). Request lines (category http,
 written with CORE_ACCESS_LOG=true) below warn are stored only when includeCategories names http: storing every request
-line costs each request a few microseconds and a row in a batched INSERT (bench/README.md).`
+line costs each request a few microseconds and a row in a batched INSERT.`
 	web.Register(api, put, h.putSettings)
 	purge := web.Op(http.MethodPost, "/admin/logs/purge", "purgeLogs", "Purge by age and size ceiling now", web.Admin, "admin-logs")
 	purge.Description += ` Deletes records older than retentionDays, then the oldest above maxRows, then the oldest

@@ -38,6 +38,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Edit on the node. A new link is resolved as the caller, like on creation; the answer leaves out resourceType / resourceId when the caller cannot view the bound resource."
 	web.Register(api, op, h.update)
 	op = web.Op(http.MethodDelete, "/nodes/{nodeId}/menu/items/{itemId}", "deleteNodeMenuItem", "Delete a menu item and its nested items", web.User, "menu")
+	op.Description = "Edit on the node. The item's nested items are deleted with it."
 	web.Register(api, op, h.delete)
 	op = web.Op(http.MethodPost, "/nodes/{nodeId}/menu/items/{itemId}/move", "moveNodeMenuItem", "Move a menu item", web.User, "menu")
 	op.Description = "Edit on the node. direction up / down swaps with the previous / next sibling; into makes it the last child of its previous sibling; out places it right after its parent. Impossible moves answer 400. Answers the node's own items, as the menu editor data shows them."

@@ -22,7 +22,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Canonical forms: / (home), /<node slugs> (node), /<node slugs>/lists/<slug>, /libraries/<slug>, /pages/<slug>, " +
 		"/<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, " +
 		"/groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. " +
-		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (CONTRACT: 404 only when it does not exist). " +
+		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). " +
 		"The result carries type, nodeId, resourceId plus the matching listId / libraryId / pageId / surveyId / groupId, and the canonical path."
 	web.Register(api, op, h.resolve)
 	op = web.Op(http.MethodGet, "/routes/canonical", "canonicalRoute", "Canonical path of a node or resource", web.User, "routes")

@@ -83,7 +83,7 @@ func (h *Handler) Register(api huma.API) {
 			"Computed from running counts kept at submit time and index range scans, in milliseconds at 100,000 responses."), h.stats)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/responses", "surveyResponses", "Survey responses",
 		"Edit on the survey."+rightsNote+" One row per response in submission order: number, respondent { userId, display } and submittedAt "+
-			"(both null in anonymous surveys), answers (SPEC.md shapes) and values (readable text) by question id; columns lists the questions in order. "+
+			"(both null in anonymous surveys), answers (in the shapes of the question types) and values (readable text) by question id; columns lists the questions in order. "+
 			"Paged: page, limit (1-500, default 50); meta { page, limit, total, totalPages }."), h.responses)
 	web.Register(api, web.Answers(op(http.MethodPost, "/surveys/{id}/export", "exportSurvey", "Export responses to XLSX",
 		"Edit on the survey."+rightsNote+" Queues a background job (202) and answers the export { id, status: queued, … }. The workbook has one sheet "+

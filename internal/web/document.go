@@ -22,6 +22,7 @@ type documents struct {
 }
 
 func (d *documents) build() {
+	markNullable(d.oapi)
 	v31, err := json.Marshal(d.oapi)
 	if err != nil {
 		d.err = fmt.Errorf("marshal the OpenAPI document: %w", err)
@@ -61,6 +62,10 @@ func clean30(doc []byte) ([]byte, error) {
 			if _, ok := t["contentMediaType"].(string); ok && t["type"] == "string" {
 				delete(t, "contentMediaType")
 			}
+			nullRefTo30(t)
+			if info, ok := t["license"].(map[string]any); ok {
+				delete(info, "identifier") // 3.1 only
+			}
 			for _, c := range t {
 				walk(c)
 			}
@@ -72,6 +77,29 @@ func clean30(doc []byte) ([]byte, error) {
 	}
 	walk(v)
 	return json.Marshal(v)
+}
+
+// nullRefTo30 rewrites anyOf [X, {type: null}] (3.1) as X with
+// nullable: true (3.0), a $ref wrapped in allOf.
+func nullRefTo30(s map[string]any) {
+	alts, ok := s["anyOf"].([]any)
+	if !ok || len(alts) != 2 {
+		return
+	}
+	n, _ := alts[1].(map[string]any)
+	x, _ := alts[0].(map[string]any)
+	if n == nil || x == nil || n["type"] != "null" {
+		return
+	}
+	delete(s, "anyOf")
+	if _, ref := x["$ref"]; ref {
+		s["allOf"] = []any{x}
+	} else {
+		for k, v := range x {
+			s[k] = v
+		}
+	}
+	s["nullable"] = true
 }
 
 func (d *documents) serve(suffix, contentType string) http.HandlerFunc {
