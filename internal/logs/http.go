@@ -56,6 +56,7 @@ above maxSizeMb (the size of a record is its message and attributes plus a fixed
 	exp.Description += ` The filters of GET /admin/logs; at most 5000 records, newest first, streamed as a file download.
 format=txt gives one line per record ("<time> <LEVEL> [<process>/<category>] <message> key=value … correlationId=…"),
 format=json a JSON array of records; any other format is refused with 400 VALIDATION_ERROR.`
+	exp.Responses = map[string]*huma.Response{"200": web.FileAnswer("the records", "application/json", "text/plain")}
 	web.Register(api, exp, h.export)
 }
 

@@ -42,10 +42,10 @@ func (h *Handler) Register(api huma.API) {
 			"{ id, type, title, required, options[] }: ids 1-64 letters, digits, _ or - and unique (question ids in the survey, option ids in the question); "+
 			"type single, multiple, text, number, date, user or users; options (1-100, text 1-500) only and always on single and multiple; at most 200 questions; "+
 			"question titles up to 1000 characters. Errors name the part in details.field, e.g. definition.questions[1].options[0].id."), http.StatusCreated), h.create)
-	web.Register(api, op(http.MethodGet, "/surveys/{id}", "getSurvey", "A survey",
+	web.Register(api, web.MayConflict(op(http.MethodGet, "/surveys/{id}", "getSurvey", "A survey",
 		"Without take: the card with its definition; view on the survey (a draft needs edit)."+rightsNote+
 			" With take=true: the taking view { id, title, description, anonymous, questions, hasAnswered }, no results; needs view on the survey and on its node "+
-			"and status open (409 CONFLICT otherwise)."), h.get)
+			"and status open (409 CONFLICT otherwise).")), h.get)
 	web.Register(api, op(http.MethodPatch, "/surveys/{id}", "updateSurvey", "Change a survey",
 		"Edit on the survey."+rightsNote+" Keys given replace the stored ones: title, slug (unique per node, 409), description, addToSideMenu, definition (whole). "+
 			"After the first answer the definition is locked: a different definition (questions or anonymous) is 409 CONFLICT with details.field=definition; "+

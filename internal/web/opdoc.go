@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/http"
 	"reflect"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -38,7 +39,18 @@ func MultipartBody(part, desc string, fields map[string]*huma.Schema) *huma.Requ
 	for k, v := range fields {
 		props[k] = v
 	}
+	// parts of other names are ignored
 	return &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
-		Type: huma.TypeObject, Required: []string{part}, Properties: props,
+		Type: huma.TypeObject, Required: []string{part}, Properties: props, AdditionalProperties: true,
 	}}}}
+}
+
+// MayConflict documents a 409 CONFLICT answer on an operation that reads
+// (writes have it already).
+func MayConflict(op huma.Operation) huma.Operation {
+	if op.Responses == nil {
+		op.Responses = map[string]*huma.Response{}
+	}
+	op.Responses["409"] = &huma.Response{Description: errorText[http.StatusConflict]}
+	return op
 }

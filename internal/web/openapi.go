@@ -192,13 +192,15 @@ func errorApplies(op *huma.Operation, st int) bool {
 	write := op.Method != http.MethodGet && op.Method != http.MethodHead
 	body := op.RequestBody != nil
 	public := PolicyOf(op) == Public
+	secured := len(op.Security) > 0
 	switch st {
 	case http.StatusBadRequest, http.StatusInternalServerError, http.StatusServiceUnavailable:
 		return true // text checks of every path and query, the mapping of failures
 	case http.StatusUnauthorized, http.StatusForbidden:
-		return !public
+		return secured || op.Responses[strconv.Itoa(st)] != nil
 	case http.StatusNotFound:
-		return strings.Contains(op.Path, "{") || op.Responses["404"] != nil
+		// path parameters, and ids in queries and bodies, name resources
+		return secured || strings.Contains(op.Path, "{") || op.Responses["404"] != nil
 	case http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
 		return body
 	case http.StatusConflict:
