@@ -25,7 +25,8 @@ const PolicyKey = "policy"
 
 // NewAPI creates the Huma API on mux, serving the OpenAPI 3.1 document at
 // /api/v1/openapi.json (a 3.0 rendering at /api/v1/openapi-3.0.json) and
-// the reference page at /api/docs. version is the one `coreportal version`
+// the reference page at /api/docs, with an index of both at /api and
+// /api/v1. version is the one `coreportal version`
 // prints.
 func NewAPI(mux *http.ServeMux, version string) huma.API {
 	cfg := huma.Config{
@@ -57,6 +58,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 	cfg.OpenAPI.OnAddOperation = append(cfg.OpenAPI.OnAddOperation, documentOperation)
 	api := humago.New(mux, cfg)
 	serveDocuments(mux, api.OpenAPI())
+	serveIndex(mux, version)
 	mux.HandleFunc("GET /api/docs", serveDocs)
 	return api
 }
@@ -133,4 +135,8 @@ multipart file name must be valid UTF-8 without NUL: a NUL (raw or \u0000), inva
 UTF-8, and UTF-16 surrogates (raw or as a lone \uD800-\uDFFF escape) answer 400 VALIDATION_ERROR.
 
 Paged listings take page (default 1) and limit (1-500, default 50) and answer meta
-{ page, limit, total, totalPages }.`
+{ page, limit, total, totalPages }.
+
+This document is served at /api/v1/openapi.json (OpenAPI 3.1) and /api/v1/openapi-3.0.json
+(the same as OpenAPI 3.0, for tools that read only 3.0); GET /api and GET /api/v1 answer an
+index linking both and the reference page /api/docs.`

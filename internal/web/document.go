@@ -122,3 +122,24 @@ func serveDocuments(mux *http.ServeMux, oapi *huma.OpenAPI) {
 		mux.HandleFunc("GET "+Prefix+"/openapi"+suffix, d.serve(suffix, ct))
 	}
 }
+
+// APIIndex is the answer of GET /api and GET /api/v1: where the document
+// and the reference are.
+type APIIndex struct {
+	Title     string `json:"title"`
+	Version   string `json:"version"`
+	OpenAPI   string `json:"openapi" doc:"the OpenAPI 3.1 document"`
+	OpenAPI30 string `json:"openapi30" doc:"the same document rendered as OpenAPI 3.0"`
+	Reference string `json:"reference" doc:"the reference page rendering the document"`
+	API       string `json:"api" doc:"the prefix of every operation"`
+}
+
+// serveIndex answers GET /api and GET /api/v1 with the APIIndex.
+func serveIndex(mux *http.ServeMux, version string) {
+	idx := Envelope[APIIndex]{Success: true, Data: APIIndex{Title: "Core Portal API", Version: version,
+		OpenAPI: Prefix + "/openapi.json", OpenAPI30: Prefix + "/openapi-3.0.json", Reference: "/api/docs", API: Prefix}}
+	h := func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, idx) }
+	for _, p := range []string{"GET /api", "GET /api/{$}", "GET " + Prefix, "GET " + Prefix + "/{$}"} {
+		mux.HandleFunc(p, h)
+	}
+}

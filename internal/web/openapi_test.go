@@ -138,3 +138,22 @@ func TestDocumentNullableAnswers(t *testing.T) {
 		t.Errorf("3.0 parent %v, want allOf [ref] nullable", p30)
 	}
 }
+
+func TestAPIIndex(t *testing.T) {
+	mux := http.NewServeMux()
+	NewAPI(mux, "9.9.9-test")
+	for _, path := range []string{"/api", "/api/", "/api/v1", "/api/v1/"} {
+		rec := httptest.NewRecorder()
+		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+		var env struct {
+			Success bool
+			Data    APIIndex
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || rec.Code != 200 {
+			t.Fatalf("%s: %d %s", path, rec.Code, rec.Body)
+		}
+		if !env.Success || env.Data.OpenAPI != "/api/v1/openapi.json" || env.Data.Reference != "/api/docs" || env.Data.Version != "9.9.9-test" {
+			t.Errorf("%s: %+v", path, env)
+		}
+	}
+}
