@@ -97,6 +97,7 @@ func (h *Handler) Register(api huma.API) {
 		"Edit on the survey."+rightsNote+" The XLSX file (Content-Disposition: attachment); 409 CONFLICT until the export is done, 404 once retention removed it.")
 	doc.Responses = map[string]*huma.Response{"200": web.FileAnswer("the workbook",
 		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")}
+	doc = web.MayConflict(doc)
 	api.OpenAPI().AddOperation(&doc)
 }
 

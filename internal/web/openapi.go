@@ -146,17 +146,18 @@ func paramDescription(name string) string {
 }
 
 // addDownloadAnswers documents conditional and ranged answers of GET
-// operations whose 200 answer is not JSON: 304 to If-None-Match and
-// If-Modified-Since, 206 to a satisfiable Range (same media types).
+// operations: 304 to If-None-Match (every JSON answer carries a weak ETag,
+// downloads their own) and, where the 200 answer is not JSON, 206 to a
+// satisfiable Range (same media types). Event streams have neither.
 func addDownloadAnswers(op *huma.Operation) {
 	ok := op.Responses["200"]
-	if op.Method != http.MethodGet || !isDownload(ok) {
+	if op.Method != http.MethodGet || ok == nil || hasMedia(ok, "text/event-stream") {
 		return
 	}
 	if op.Responses["304"] == nil {
-		op.Responses["304"] = &huma.Response{Description: "Not Modified: the copy the client holds is current"}
+		op.Responses["304"] = &huma.Response{Description: "Not Modified: the copy the client holds (If-None-Match) is current"}
 	}
-	if strings.Contains(op.Path, "/live") || hasMedia(ok, "text/event-stream") {
+	if !isDownload(ok) {
 		return
 	}
 	if op.Responses["206"] == nil {
@@ -204,11 +205,11 @@ func errorApplies(op *huma.Operation, st int) bool {
 	case http.StatusRequestTimeout, http.StatusRequestEntityTooLarge:
 		return body
 	case http.StatusConflict:
-		return (write && !public) || op.Responses["409"] != nil
+		return (write && (secured || !public)) || op.Responses["409"] != nil
 	case http.StatusLocked:
 		return write
 	case http.StatusTooManyRequests:
-		return (public && body) || hasMedia(op.Responses["200"], "text/event-stream") || op.Responses["429"] != nil
+		return (public && !secured && body) || hasMedia(op.Responses["200"], "text/event-stream") || op.Responses["429"] != nil
 	case http.StatusRequestedRangeNotSatisfiable:
 		return op.Responses["206"] != nil
 	}
