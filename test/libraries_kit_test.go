@@ -92,6 +92,7 @@ func (f *libFixture) get(t *testing.T, c *kit.Client, ref any, headers map[strin
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	c.S.CheckExchange(t, kit.Exchange{Request: req, Body: []byte{}, Status: resp.StatusCode, Header: resp.Header, Raw: b})
 	return resp, b
 }
 

@@ -40,6 +40,7 @@ resourceType, resourceId, from / to (RFC 3339, inclusive).`
 	exp.Description += ` The same filters as GET /admin/audit; at most 5000 records, newest first, streamed as a file
 download. format=json gives a JSON array of records, format=csv one line per record with a header line (control characters — C0 including CR, LF, tab, VT and FF; DEL; C1 including NEL U+0085 — and the separators U+2028 and U+2029 inside a cell are written as \n, \r, \t or \uXXXX, backslashes kept as they are; cells starting with =, +, -, @ get a leading ' so that spreadsheets never read them as formulas); any other
 format is refused with 400 VALIDATION_ERROR.`
+	exp.Responses = map[string]*huma.Response{"200": web.FileAnswer("the records", "application/json", "text/csv")}
 	web.Register(api, exp, h.export)
 }
 

@@ -40,7 +40,7 @@ or older than retentionDays are deleted with their file; 0 switches a limit off.
 	web.Register(api, put, h.putSettings)
 	v := web.Op(http.MethodPost, "/admin/settings/backup/validate", "validateBackup", "Queue a validation of the catalogue (writable, at least 100 MB free)", web.Admin, "admin-backups")
 	v.Description += journalDoc
-	web.Register(api, v, h.validate)
+	web.Register(api, web.Answers(v, http.StatusAccepted), h.validate)
 	l := web.Op(http.MethodGet, "/admin/backups", "listBackups", "Backup journal (validate, backup, restore), newest first", web.Admin, "admin-backups")
 	l.Description += journalDoc
 	web.Register(api, l, h.list)
@@ -54,7 +54,7 @@ parts. With CORE_BACKUP_KEY they are encrypted into the archive (XChaCha20-Poly1
 CORE_BACKUP_KEY with argon2id and a per-archive salt) and the manifest is signed (HMAC-SHA256); the record's details
 say signed and secretsEncrypted. Without CORE_BACKUP_KEY they are left out, the manifest is not signed, and details
 name them (secretsOmitted) with a warning.` + journalDoc
-	web.Register(api, q, h.queue)
+	web.Register(api, web.Answers(q, http.StatusAccepted), h.queue)
 	web.Register(api, web.Op(http.MethodGet, "/admin/backups/restorable", "restorableBackups", "Successful backups whose file exists where it was written (details.dir, also a former catalogue folder)", web.Admin, "admin-backups"), h.restorable)
 	r := web.Op(http.MethodPost, "/admin/backups/{id}/restore", "restoreBackup", "Queue a restore of a successful backup", web.Admin, "admin-backups")
 	r.Description += ` Answers 202 with the queued restore record. The runner verifies the manifest, its signature and
@@ -76,7 +76,7 @@ searchCrawler.run job (the search-crawler service) that rebuilds it; until that 
 listing q filter return partial results (resources saved after the restore are indexed at once). Works across databases: an archive of the embedded SQLite database restores into
 PostgreSQL and back (also offline: coreportal restore --from FILE). The schema version of the archive must equal the
 database's. Restart the API instances afterwards so that no cache holds pre-restore data.` + idDoc
-	web.Register(api, r, h.restore)
+	web.Register(api, web.Answers(r, http.StatusAccepted), h.restore)
 	g := web.Op(http.MethodGet, "/admin/backups/{id}", "getBackup", "One journal record", web.Admin, "admin-backups")
 	g.Description += idDoc
 	web.Register(api, g, h.get)

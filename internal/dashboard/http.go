@@ -22,7 +22,7 @@ func (h *Handler) Register(api huma.API) {
 
 load: the last ~60 s of every API instance and worker together (each process publishes its counters every 5 s;
 instances silent for 20 s are left out): http.rps, http.rpm (requests in the window), http.error_rate (share of
-5xx), http.avg_latency_ms, http.max_latency_ms (also under the SPEC spelling max_latency_msx); worker.pending,
+5xx), http.avg_latency_ms, http.max_latency_ms (also as max_latency_msx); worker.pending,
 worker.running, worker.completed_1m (jobs); process.memory_mb (resident memory of all instances), sse_clients,
 log_dropped; postgres.active_connections: on PostgreSQL the sessions of this database in state active, on the
 embedded SQLite database the connections in use of its pool (the key is the same on both databases). level: "high" when the error rate is 5 % or more (with

@@ -43,7 +43,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op, h.putSync)
 	op = web.Op(http.MethodGet, "/directory/search", "searchDirectory", "Search people in the directory", web.Admin, "admin-directory")
 	op.Description += " q is inserted into searchFilter escaped per RFC 4515 (so * ( ) \\ and NUL match literally). At most searchLimit people (truncated=true when more match); existsLocally says whether a portal user has this directory id or domain login. 409 CONFLICT when the directory is not configured, 503 UNAVAILABLE when it cannot be reached."
-	web.Register(api, op, h.search)
+	web.Register(api, web.MayConflict(op), h.search)
 }
 
 func (h *Handler) getConnection(ctx context.Context, _ *struct{}) (*web.Out[ConnectionSettings], error) {

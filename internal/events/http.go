@@ -29,7 +29,7 @@ VALIDATION_ERROR (field config.subject), and one that a substituted value brings
 Delivery: after the item's transaction commits, each event becomes one job per matching receiver, at least once;
 the jobs of one receiver and item run in event order; a job retries with backoff (5 attempts) and fails at once when
 the notifications service is disabled or SMTP is not configured.`
-	web.Register(api, create, h.create)
+	web.Register(api, web.Answers(create, http.StatusCreated), h.create)
 	web.Register(api, web.Op(http.MethodDelete, "/event-receivers/{id}", "deleteEventReceiver", "Remove an event receiver", web.Admin, "events"), h.delete)
 }
 

@@ -24,7 +24,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Without q (or with a q of only spaces): every group with members_count, administrators only. With q (trimmed): up to 20 groups whose name or description contains q (case-insensitive), for any signed-in user (pickers)."
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/groups", "createGroup", "Create a portal group", web.Admin, "groups")
-	web.Register(api, op, h.create)
+	web.Register(api, web.Answers(op, http.StatusCreated), h.create)
 	op = web.Op(http.MethodGet, "/groups/{id}", "getGroup", "Group with members", web.Admin, "groups")
 	web.Register(api, op, h.get)
 	op = web.Op(http.MethodPatch, "/groups/{id}", "updateGroup", "Rename a portal group", web.Admin, "groups")

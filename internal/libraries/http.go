@@ -28,8 +28,8 @@ const refDoc = " fileRef is the file's number in the library or its guid; a malf
 // Register adds the Huma operations.
 func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/libraries", "listLibraries", "Libraries of a node", "View on the node; libraries the caller cannot view are left out."), h.libraries)
-	web.Register(api, op(http.MethodPost, "/libraries", "createLibrary", "Create a library",
-		"Edit on the node. Slug: lowercase letters, digits, hyphens; unique per node among libraries (409)."), h.create)
+	web.Register(api, web.Answers(op(http.MethodPost, "/libraries", "createLibrary", "Create a library",
+		"Edit on the node. Slug: lowercase letters, digits, hyphens; unique per node among libraries (409)."), http.StatusCreated), h.create)
 	web.Register(api, op(http.MethodGet, "/libraries/{id}", "getLibrary", "A library with its fields", "View on the library (403 without it, 404 when missing)."), h.get)
 	web.Register(api, op(http.MethodPatch, "/libraries/{id}", "updateLibrary", "Change a library",
 		"title, slug, description. View on the library and edit on its node, as for lists."), h.update)
@@ -37,17 +37,17 @@ func (h *Handler) Register(api huma.API) {
 		"Delete on the node of the library, and delete on every isolated file or folder in it (an isolated entry is a boundary: 403 otherwise, nothing changes; administrators have every right). One recycle-bin entry (kind library) takes the library with its folders, files, versions, field values and field schema; files of the library already in the bin are purged. Restore through the node's recycle bin (409 when the slug was taken meanwhile); purge deletes every blob."), h.delete)
 
 	web.Register(api, op(http.MethodGet, "/libraries/{id}/fields", "listLibraryFields", "Custom fields of a library", "View on the library."), h.fields)
-	web.Register(api, op(http.MethodPost, "/libraries/{id}/fields", "createLibraryField", "Add a custom field",
-		"Administrators with edit on the library. The list field types and settings (see createField). internalName optional (default field_<n>). A lookup field of a library points to a document library (lookupLibraryId, view on it needed; lookupFieldId name, item_number, item_type, mime_type or a custom field); lookupListId is refused (400)."), h.createField)
+	web.Register(api, web.Answers(op(http.MethodPost, "/libraries/{id}/fields", "createLibraryField", "Add a custom field",
+		"Administrators with edit on the library. The list field types and settings (see createField). internalName optional (default field_<n>). A lookup field of a library points to a document library (lookupLibraryId, view on it needed; lookupFieldId name, item_number, item_type, mime_type or a custom field); lookupListId is refused (400)."), http.StatusCreated), h.createField)
 	web.Register(api, op(http.MethodPatch, "/libraries/{id}/fields/{fieldId}", "updateLibraryField", "Change a custom field",
-		"Administrators with edit on the library. settings keys given replace the stored ones; tightening choice, person or lookup settings (a lookup from allowMultiple true to false keeps the first entry) normalises stored file values in the same transaction (SPEC.md rule 2). Type and internal name cannot change, nor the target of a lookup (lookupListId or lookupLibraryId; 400 VALIDATION_ERROR)."), h.updateField)
+		"Administrators with edit on the library. settings keys given replace the stored ones; tightening choice, person or lookup settings (a lookup from allowMultiple true to false keeps the first entry) normalises stored file values in the same transaction. Type and internal name cannot change, nor the target of a lookup (lookupListId or lookupLibraryId; 400 VALIDATION_ERROR)."), h.updateField)
 	web.Register(api, op(http.MethodDelete, "/libraries/{id}/fields/{fieldId}", "deleteLibraryField", "Delete a custom field",
 		"Administrators with edit on the library. The field's values disappear from every file record."), h.deleteField)
 
 	web.Register(api, op(http.MethodGet, "/libraries/{libraryId}/files", "listFiles", "Children of a folder",
 		"View on the folder (the library at the root, when parentId is absent). Folders first, then by sort: name (default, case-insensitive), size or modified; prefix - for descending. Entries the caller cannot view are left out. meta has page, limit, total, totalPages; a total that no per-caller exception narrows is kept up to 5 s per instance and dropped at once by writes on this instance."), h.files)
-	web.Register(api, op(http.MethodPost, "/libraries/{libraryId}/folders", "createFolder", "Create a folder",
-		"Add on the library or the parent folder. { name, parentId? } (parentId: folder number or guid; absent = root). Names: 1-255 characters, no / \\, control characters (C0, DEL, C1) or bidirectional override/isolate marks (U+202A-U+202E, U+2066-U+2069), not . or ..; unique per folder, case-insensitive (409, also when the entry holding the name is hidden from the caller: a known property, the name is reported taken and nothing else about the hidden entry). Required custom fields are not checked."), h.createFolder)
+	web.Register(api, web.Answers(op(http.MethodPost, "/libraries/{libraryId}/folders", "createFolder", "Create a folder",
+		"Add on the library or the parent folder. { name, parentId? } (parentId: folder number or guid; absent = root). Names: 1-255 characters, no / \\, control characters (C0, DEL, C1) or bidirectional override/isolate marks (U+202A-U+202E, U+2066-U+2069), not . or ..; unique per folder, case-insensitive (409, also when the entry holding the name is hidden from the caller: a known property, the name is reported taken and nothing else about the hidden entry). Required custom fields are not checked."), http.StatusCreated), h.createFolder)
 	web.Register(api, op(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}", "getFile", "A file or folder record", "View on the file."+refDoc), h.file)
 	web.Register(api, op(http.MethodPatch, "/libraries/{libraryId}/files/{fileRef}", "updateFile", "Rename, move or change field values",
 		"Edit on the file; moving also needs add on the destination folder (parentId: folder number or guid, 0 or empty = root) and, for a folder, edit on every isolated file or folder below it, since they move with it (403 otherwise). fieldValues (keys: field UUID or internal_name) merge with the stored values and then every required field is checked; name or parentId alone check nothing. Moving a folder into itself or below itself, or onto a taken name (case-insensitive), answers 409."+refDoc), h.updateFile)

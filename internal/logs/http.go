@@ -46,7 +46,7 @@ q (case-insensitive text in the message or attributes), correlationId, jobId, fr
 others. minLevel and includeCategories decide what is written from now on; retentionDays, maxSizeMb and maxRows are
 applied by the purge (POST /admin/logs/purge, and every 10 minutes by the workers). Request lines (category http,
 written with CORE_ACCESS_LOG=true) below warn are stored only when includeCategories names http: storing every request
-line costs each request a few microseconds and a row in a batched INSERT (bench/README.md).`
+line costs each request a few microseconds and a row in a batched INSERT.`
 	web.Register(api, put, h.putSettings)
 	purge := web.Op(http.MethodPost, "/admin/logs/purge", "purgeLogs", "Purge by age and size ceiling now", web.Admin, "admin-logs")
 	purge.Description += ` Deletes records older than retentionDays, then the oldest above maxRows, then the oldest
@@ -60,6 +60,7 @@ attribute values as JSON): no control character (C0 including CR, LF, tab, VT an
 line or paragraph separator (U+2028, U+2029) is written raw; each becomes \n, \r, \t or \uXXXX, and a backslash in
 a message, a key or a name becomes \\ (attribute values keep JSON's own escapes);
 format=json a JSON array of records; any other format is refused with 400 VALIDATION_ERROR.`
+	exp.Responses = map[string]*huma.Response{"200": web.FileAnswer("the records", "application/json", "text/plain")}
 	web.Register(api, exp, h.export)
 }
 

@@ -41,7 +41,7 @@ async=true (default): a notifications.sendEmail job is queued, 202 { async: true
 async=false: sent now, administrators only (else 403), 200 { async: false, status: "sent" }; 503 when the SMTP server refuses.
 Addresses are bare (name@domain.tld); at most 100 recipients in total; text or html required; the subject is one line
 (a control character such as CR, LF or tab, or a line separator, is refused with 400 VALIDATION_ERROR).`
-	web.Register(api, send, h.send)
+	web.Register(api, web.Answers(send, http.StatusAccepted, http.StatusOK), h.send)
 }
 
 func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[SMTPSettings], error) {

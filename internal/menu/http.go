@@ -33,11 +33,12 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Edit on the node. link: a slug path (/a/b/lists/tasks), a hash-style link (converted to its canonical path, 400 when it points nowhere), an absolute http(s) URL with a host or a mailto URL, or empty for a heading (//host, backslashes and URLs with spaces are refused: browsers would read them as another site). " +
 		"Portal links are bound to their resource so that renames keep working. Links are resolved as the caller: a node or resource the caller cannot view is treated exactly like a missing one " +
 		"(a path is kept as written and bound to nothing, a hash-style link answers 400). parentItemId (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx, any case) nests the item (at most 4 levels); the item goes last among its siblings."
-	web.Register(api, op, h.add)
+	web.Register(api, web.Answers(op, http.StatusCreated), h.add)
 	op = web.Op(http.MethodPatch, "/nodes/{nodeId}/menu/items/{itemId}", "updateNodeMenuItem", "Change a menu item", web.User, "menu")
 	op.Description = "Edit on the node. A new link is resolved as the caller, like on creation; the answer leaves out resourceType / resourceId when the caller cannot view the bound resource."
 	web.Register(api, op, h.update)
 	op = web.Op(http.MethodDelete, "/nodes/{nodeId}/menu/items/{itemId}", "deleteNodeMenuItem", "Delete a menu item and its nested items", web.User, "menu")
+	op.Description = "Edit on the node. The item's nested items are deleted with it."
 	web.Register(api, op, h.delete)
 	op = web.Op(http.MethodPost, "/nodes/{nodeId}/menu/items/{itemId}/move", "moveNodeMenuItem", "Move a menu item", web.User, "menu")
 	op.Description = "Edit on the node. direction up / down swaps with the previous / next sibling; into makes it the last child of its previous sibling; out places it right after its parent. Impossible moves answer 400. Answers the node's own items, as the menu editor data shows them."

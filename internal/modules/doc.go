@@ -2,7 +2,7 @@ package modules
 
 // installDoc is the reference of POST /modules/install and of module.json.
 const installDoc = ` multipart/form-data with one part package: a .coremod file, a ZIP archive with module.json in its root,
-at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDATION_ERROR as SPEC.md Errors 2 says, not 413).
+at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDATION_ERROR, not 413).
 ?installDependencies=true (default; false or 0 turns it off, anything else is 400).
 
 Refused with 400 VALIDATION_ERROR and nothing changed: a body that is not multipart or lacks the part (or has two), a file that is

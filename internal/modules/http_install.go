@@ -125,17 +125,13 @@ func (h *Handler) receive(part io.Reader, max int64) (*Package, error) {
 func (h *Handler) documentInstall(api huma.API) {
 	o := web.Op(http.MethodPost, "/modules/install", "installModule", "Install a module package", web.Admin, "modules")
 	o.Description += installDoc
-	json := func(d string) *huma.Response {
-		return &huma.Response{Description: d, Content: map[string]*huma.MediaType{"application/json": {}}}
-	}
-	o.Responses = map[string]*huma.Response{"201": json("installed"), "200": json("skipped (same version) or upgraded"),
-		"400": json("invalid package or module.json, older version, oversized package"), "403": json("not an administrator, or a vendor module"),
-		"409": json("unsatisfied requires: details.missing")}
+	o.Responses = map[string]*huma.Response{"201": web.JSONAnswer[*Result](api, "installed"),
+		"200": web.JSONAnswer[*Result](api, "skipped (same version) or upgraded"),
+		"400": {Description: "invalid package or module.json, older version, oversized package"},
+		"403": {Description: "not an administrator, or a vendor module"},
+		"409": {Description: "unsatisfied requires: details.missing"}}
 	o.Parameters = []*huma.Param{{Name: "installDependencies", In: "query", Description: "install what requires needs (default true)",
 		Schema: &huma.Schema{Type: huma.TypeBoolean, Default: true}}}
-	o.RequestBody = &huma.RequestBody{Required: true, Content: map[string]*huma.MediaType{"multipart/form-data": {Schema: &huma.Schema{
-		Type: huma.TypeObject, Required: []string{"package"},
-		Properties: map[string]*huma.Schema{"package": {Type: huma.TypeString, Format: "binary", Description: "the .coremod archive (at most 50 MB)"}},
-	}}}}
+	o.RequestBody = web.MultipartBody("package", "the .coremod archive (at most 50 MB)", nil)
 	api.OpenAPI().AddOperation(&o)
 }

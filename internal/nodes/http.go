@@ -23,8 +23,9 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/nodes", "createNode", "Create a node", web.User, "nodes")
 	op.Description = "Edit on the parent node is required; nodes at the root (no parentId) are created by administrators only. slug: lowercase letters, digits and single hyphens, at most 100 characters, unique among siblings (409 otherwise); the words lists, libraries, pages, surveys, groups and nodes are reserved."
-	web.Register(api, op, h.create)
+	web.Register(api, web.Answers(op, http.StatusCreated), h.create)
 	op = web.Op(http.MethodGet, "/nodes/{id}", "getNode", "Read a node (view)", web.User, "nodes")
+	op.Description = "View on the node is required (403 FORBIDDEN without it; 404 NOT_FOUND when the node does not exist)."
 	web.Register(api, op, h.get)
 	op = web.Op(http.MethodPatch, "/nodes/{id}", "updateNode", "Update or move a node", web.User, "nodes")
 	op.Description = "Edit on the node is required. parentId moves the node (null = root, administrators only; otherwise edit on the new parent); moving a node under itself or a descendant answers 400. A duplicate sibling slug answers 409."

@@ -35,7 +35,7 @@ func (h *Handler) Register(api huma.API) {
 	create := op(http.MethodPost, "/pages", "createPage", "Create a page",
 		"Edit on the node. slug: lowercase letters, digits and hyphens, unique among the node's pages (409 CONFLICT otherwise; a page in the recycle bin keeps its slug only once restored). title is required (at most 200 characters)."+sanitised+" The page inherits the rights of its node; give it its own with /permissions (resourceType=page; edit on the page may manage them).")
 	create.MaxBodyBytes = maxBody
-	web.Register(api, create, h.create)
+	web.Register(api, web.Answers(create, http.StatusCreated), h.create)
 	web.Register(api, op(http.MethodGet, "/pages/{id}", "getPage", "One page",
 		"View on the page (chain: page, node, ancestors). 404 when the page does not exist or is in the recycle bin, 403 when it exists and the caller lacks view."), h.get)
 	patch := op(http.MethodPatch, "/pages/{id}", "updatePage", "Change a page",

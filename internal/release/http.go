@@ -83,7 +83,7 @@ newer version exists, the licence is not valid, the runner is offline, the vendo
 update job is queued or running. The update runner then moves the job through entitle, download, apply, restart and done (or
 failed with the error in message); follow it with GET /admin/update/jobs/{id}. The API is briefly unavailable while the
 service restarts.`
-	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.Out[*UpdateJob], error) {
+	web.Register(api, web.Answers(op, http.StatusAccepted), func(ctx context.Context, _ *struct{}) (*web.Out[*UpdateJob], error) {
 		var actor string
 		if p := auth.FromContext(ctx); p != nil {
 			actor = p.UserID

@@ -22,7 +22,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Canonical forms: / (home), /<node slugs> (node), /<node slugs>/lists/<slug>, /libraries/<slug>, /pages/<slug>, " +
 		"/<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, " +
 		"/groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. " +
-		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (CONTRACT: 404 only when it does not exist). " +
+		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). " +
 		"A list, library, page or survey answers as its own GET /lists/{id}, /libraries/{id}, /pages/{id} or /surveys/{id} answers for the caller " +
 		"(the same 403 or 404, and no id): a draft survey needs edit on it, for every survey route (/surveys/<slug>, /edit, /results, /take). " +
 		"/groups/<uuid> echoes the id it was given and checks nothing (GET /groups/{id} decides). " +

@@ -18,7 +18,7 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 const searchDoc = `Full-text search over list items, library files (name, custom fields and the text inside txt, md, csv, html, docx, xlsx, pptx, odt and pdf files), pages, nodes, lists, libraries and surveys. ` +
-	`Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups: renaming a user (also by the directory sync) or a group queues a job, search.reindexSubject, that re-indexes the items and files naming it, so the new name finds them and the old one no longer does within seconds); entries saved before this rule keep their old lookup text until the item is saved again or POST /services/search-crawler/run rebuilds the index. ` +
+	`Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups: renaming a user (also by the directory sync) or a group queues a job, search.reindexSubject, that re-indexes the items and files naming it, so the new name finds them and the old one no longer does within seconds); POST /services/search-crawler/run rebuilds the whole index. ` +
 	`Any signed-in user; only what the caller may view is returned and counted, exactly as the permission engine decides viewing ` +
 	`(grants on the resource, on every folder up to its nearest isolated resource, on the list or library, on the node and its ancestors, direct or through groups; ` +
 	`rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found. ` +
@@ -40,7 +40,7 @@ Results are ranked by relevance in two tiers: first the results whose title matc
 	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (2 or 1, see the tiers above). ` +
 	`meta: page, limit, total, totalPages, totalRelation. total is exact: it counts every result the caller can view (totalRelation is always "eq"), ` +
 	`and every page up to totalPages can be read. On PostgreSQL large totals of word and prefix queries are counted on a bitmap index of the terms ` +
-	`(internal/search/bits.go) kept in step by every save; phrases count the matching rows.
+	`kept in step by every save; phrases count the matching rows.
 
 ` +
 	`Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, ` +

@@ -25,7 +25,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, patch, h.update)
 	run := web.Op(http.MethodPost, "/services/{key}/run", "runService", "Queue a manual run", web.Admin, "services")
 	run.Description += " Answers 202 with the job id. core-backup and notifications have no manual run (400). A service that is not available is refused with 409 CONFLICT (ad-sync: directory not configured). The run does not require isEnabled. ad-sync takes an optional { deactivateMissing } override. search-crawler re-indexes every source, then runs a consistency pass that compares the rights stored with every item and file entry with the access-control registry, repairs those that differ and removes entries of resources that no longer exist (job result: rights { checked, repaired, removed })."
-	web.Register(api, run, h.run)
+	web.Register(api, web.Answers(run, http.StatusAccepted), h.run)
 }
 
 func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]ServiceRecord], error) {

@@ -35,17 +35,17 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/surveys", "listSurveys", "Surveys of a node",
 		"View on the node (404 unknown node, 403 without view). canCreate = edit on the node. items: the surveys the caller can view, "+
 			"oldest first; drafts only for callers with edit on them. answerCount is the number of responses, shown only to callers with edit on the survey (results need edit), null otherwise; hasAnswered tells whether the caller answered (also in anonymous surveys)."), h.catalog)
-	web.Register(api, op(http.MethodPost, "/surveys", "createSurvey", "Create a survey",
+	web.Register(api, web.Answers(op(http.MethodPost, "/surveys", "createSurvey", "Create a survey",
 		"Edit on the node. Creates a draft. slug: lowercase letters, digits and hyphens, at most 100 characters, unique per node (409 CONFLICT), "+
 			"\"new\" is reserved. title 1-200 characters, description up to 4000. addToSideMenu=true adds an item to the node's side menu that follows the survey's "+
 			"title and path and is removed when the flag is cleared or the survey deleted. definition (omitted: no questions, not anonymous; null: 400 VALIDATION_ERROR details.field=definition, also in PATCH): { anonymous, questions[] } with questions "+
 			"{ id, type, title, required, options[] }: ids 1-64 letters, digits, _ or - and unique (question ids in the survey, option ids in the question); "+
 			"type single, multiple, text, number, date, user or users; options (1-100, text 1-500) only and always on single and multiple; at most 200 questions; "+
-			"question titles up to 1000 characters. Errors name the part in details.field, e.g. definition.questions[1].options[0].id."), h.create)
-	web.Register(api, op(http.MethodGet, "/surveys/{id}", "getSurvey", "A survey",
+			"question titles up to 1000 characters. Errors name the part in details.field, e.g. definition.questions[1].options[0].id."), http.StatusCreated), h.create)
+	web.Register(api, web.MayConflict(op(http.MethodGet, "/surveys/{id}", "getSurvey", "A survey",
 		"Without take: the card with its definition; view on the survey (a draft needs edit)."+rightsNote+
 			" With take=true: the taking view { id, title, description, anonymous, questions, hasAnswered }, no results; needs view on the survey and on its node "+
-			"and status open (409 CONFLICT otherwise)."), h.get)
+			"and status open (409 CONFLICT otherwise).")), h.get)
 	web.Register(api, op(http.MethodPatch, "/surveys/{id}", "updateSurvey", "Change a survey",
 		"Edit on the survey."+rightsNote+" Keys given replace the stored ones: title, slug (unique per node, 409), description, addToSideMenu, definition (whole). "+
 			"After the first answer the definition is locked: a different definition (questions or anonymous) is 409 CONFLICT with details.field=definition; "+
@@ -61,9 +61,9 @@ func (h *Handler) Register(api huma.API) {
 		web.Register(api, op(http.MethodPost, "/surveys/{id}/"+t.action, t.action+"Survey", t.summary,
 			"Edit on the survey."+rightsNote+" "+t.desc+" Any other state: 409 CONFLICT. Answers the card."), h.transition(t.action))
 	}
-	web.Register(api, op(http.MethodPost, "/surveys/{id}/duplicate", "duplicateSurvey", "Duplicate a survey",
+	web.Register(api, web.Answers(op(http.MethodPost, "/surveys/{id}/duplicate", "duplicateSurvey", "Duplicate a survey",
 		"Edit on the survey and on its node."+rightsNote+" Creates a new draft on the same node with the same description and definition, "+
-			"title \"<title> (copy)\", slug <slug>-copy (then -copy-2, -copy-3 …), addToSideMenu false and no answers. The source is unchanged. Answers 201 with the new card."), h.duplicate)
+			"title \"<title> (copy)\", slug <slug>-copy (then -copy-2, -copy-3 …), addToSideMenu false and no answers. The source is unchanged. Answers 201 with the new card."), http.StatusCreated), h.duplicate)
 	submit := op(http.MethodPost, "/surveys/{id}/submit", "submitSurvey", "Answer a survey",
 		"View on the survey and on its node, status open (409 CONFLICT otherwise)."+rightsNote+
 			" body { answers: { <questionId>: answer } } with per type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), "+
@@ -76,27 +76,28 @@ func (h *Handler) Register(api huma.API) {
 	// the body is checked by the survey's rules (numbers beyond the float64
 	// range included), not by the generic decoder
 	submit.SkipValidateBody = true
-	web.Register(api, submit, h.submit)
+	web.Register(api, web.Answers(submit, http.StatusCreated), h.submit)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/stats", "surveyStats", "Survey statistics",
 		"Edit on the survey."+rightsNote+" Per question: answered (responses answering it); single/multiple: every option with count and share "+
 			"(count / answered); number: min, max, mean, median; date: earliest and latest date; user/users: the 10 most chosen users. "+
 			"Computed from running counts kept at submit time and index range scans, in milliseconds at 100,000 responses."), h.stats)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/responses", "surveyResponses", "Survey responses",
 		"Edit on the survey."+rightsNote+" One row per response in submission order: number, respondent { userId, display } and submittedAt "+
-			"(both null in anonymous surveys), answers (SPEC.md shapes) and values (readable text) by question id; columns lists the questions in order. "+
+			"(both null in anonymous surveys), answers (in the shapes of the question types) and values (readable text) by question id; columns lists the questions in order. "+
 			"Paged: page, limit (1-500, default 50); meta { page, limit, total, totalPages }."), h.responses)
-	web.Register(api, op(http.MethodPost, "/surveys/{id}/export", "exportSurvey", "Export responses to XLSX",
+	web.Register(api, web.Answers(op(http.MethodPost, "/surveys/{id}/export", "exportSurvey", "Export responses to XLSX",
 		"Edit on the survey."+rightsNote+" Queues a background job (202) and answers the export { id, status: queued, … }. The workbook has one sheet "+
 			"\"Responses\": a header row, then one row per response: number, respondent name and submission time (not in anonymous surveys), one column per question. "+
 			"Numbers are numeric cells, dates date cells (yyyy-mm-dd), other answers text (option texts and names; several values joined with \"; \"). "+
 			"Text starting with =, +, -, @, tab or CR is prefixed with ' so that spreadsheets never read it as a formula. The file is kept as long as the job "+
-			"(job journal retention, service jobs-cleanup)."), h.export)
+			"(job journal retention, service jobs-cleanup)."), http.StatusAccepted), h.export)
 	web.Register(api, op(http.MethodGet, "/surveys/{id}/export/{exportId}", "surveyExportStatus", "Export status",
 		"Edit on the survey."+rightsNote+" status queued, running, done (fileName, rows, size) or failed (error). 404 for ids that are not exports of this survey."), h.exportState)
 	doc := op(http.MethodGet, "/surveys/{id}/export/{exportId}/download", "downloadSurveyExport", "Download an export",
 		"Edit on the survey."+rightsNote+" The XLSX file (Content-Disposition: attachment); 409 CONFLICT until the export is done, 404 once retention removed it. Range requests are served as for file downloads (overlapping and adjacent ranges coalesced, more than 16 ranges or a multipart answer larger than the file answered 200 with the whole file, unsatisfiable sets such as bytes=-0 416 with Content-Range: bytes */size).")
-	doc.Responses = map[string]*huma.Response{"200": {Description: "the workbook", Content: map[string]*huma.MediaType{
-		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": {}}}}
+	doc.Responses = map[string]*huma.Response{"200": web.FileAnswer("the workbook",
+		"application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")}
+	doc = web.MayConflict(doc)
 	api.OpenAPI().AddOperation(&doc)
 }
 

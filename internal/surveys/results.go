@@ -216,7 +216,7 @@ type SurveyResponseRow struct {
 	Number      int64                   `json:"number" doc:"1 for the first response, in order of submission"`
 	Respondent  *SurveyUserRef          `json:"respondent" doc:"null in anonymous surveys"`
 	SubmittedAt *time.Time              `json:"submittedAt" doc:"null in anonymous surveys"`
-	Answers     map[string]SurveyAnswer `json:"answers" doc:"by question id, in the shapes of SPEC.md; unanswered questions are absent"`
+	Answers     map[string]SurveyAnswer `json:"answers" doc:"by question id, in the shapes of the question types; unanswered questions are absent"`
 	Values      map[string]string       `json:"values" doc:"by question id, readable text: option texts, user names and several values joined with \"; \""`
 }
 

@@ -73,7 +73,9 @@ type Version struct {
 
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
-	web.Register(api, web.Op(http.MethodGet, "/system/version", "getVersion", "Assembly version of the running service", web.User, "system"),
+	op := web.Op(http.MethodGet, "/system/version", "getVersion", "Assembly version of the running service", web.User, "system")
+	op.Description = "Any signed-in user. version is the one `coreportal version` prints and info.version of this document."
+	web.Register(api, op,
 		func(context.Context, *struct{}) (*web.Out[Version], error) {
 			return web.OK(Version{Version: h.version, GoVersion: runtime.Version(), Database: h.dialect, StartedAt: h.started.UTC()}), nil
 		})

@@ -18,11 +18,13 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
-	web.Register(api, web.Op(http.MethodGet, "/auth/me", "getMe", "Current user's full card", web.User, "auth"), h.me)
+	me := web.Op(http.MethodGet, "/auth/me", "getMe", "Current user's full card", web.User, "auth")
+	me.Description = "The signed-in user's card: identity, roles and profile fields."
+	web.Register(api, me, h.me)
 	web.Register(api, web.Op(http.MethodGet, "/admin/users", "listUsers", "List users (q matches login, name, email)", web.Admin, "admin-users"), h.list)
 	create := web.Op(http.MethodPost, "/admin/users", "createUser", "Create a local user", web.Admin, "admin-users")
 	create.Description += " The password must have 8 to 256 characters, not only white space, must not be one of the 10,000 most common passwords and must not equal the user's login or e-mail (ignoring case); otherwise 400 VALIDATION_ERROR on field password."
-	web.Register(api, create, h.create)
+	web.Register(api, web.Answers(create, http.StatusCreated), h.create)
 	web.Register(api, web.Op(http.MethodGet, "/admin/users/{id}", "getUser", "Full card of a user", web.Admin, "admin-users"), h.get)
 	update := web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag or administrator role", web.Admin, "admin-users")
 	update.Description += " Deactivating the user or removing the administrator role signs the user out everywhere for good: every token issued before stops working at once and re-activation does not revive them."

@@ -27,6 +27,7 @@ func (h *PickerHandler) Register(api huma.API) {
 	web.Register(api, op, h.profile)
 	op = web.Op(http.MethodGet, "/users/{id}/avatar", "getUserAvatar", "Photo of a user", web.User, "users")
 	op.Description = "The stored photo (image/jpeg unless the directory gave another type); 404 NOT_FOUND when the user has none. Cache-Control: private, max-age=300; the ETag is the photo's SHA-256, and If-None-Match with it answers 304 without the body."
+	op.Responses = map[string]*huma.Response{"200": web.FileAnswer("the photo", "image/jpeg", "image/*")}
 	web.Register(api, op, h.avatar)
 	op = web.Op(http.MethodGet, "/users/{id}/org-chain", "getUserOrgChain", "Managers from the top down to the user", web.User, "users")
 	op.Description = "chain[] starts at the topmost manager and ends with the user; a user without a manager gives a chain of one."

@@ -24,18 +24,26 @@ const (
 const PolicyKey = "policy"
 
 // NewAPI creates the Huma API on mux, serving the OpenAPI 3.1 document at
-// /api/v1/openapi.json and the reference page at /api/docs.
+// /api/v1/openapi.json (a 3.0 rendering at /api/v1/openapi-3.0.json) and
+// the reference page at /api/docs, with an index of both at /api and
+// /api/v1. version is the one `coreportal version`
+// prints.
 func NewAPI(mux *http.ServeMux, version string) huma.API {
 	cfg := huma.Config{
 		OpenAPI: &huma.OpenAPI{
 			OpenAPI: "3.1.0",
 			Info: &huma.Info{
 				Title:       "Core Portal API",
-				Version:     "1.0.0",
-				Description: apiDescription + "\n\nBuild: " + version,
+				Version:     version,
+				Description: apiDescription,
+				Contact:     &huma.Contact{Name: "Core Portal support (the vendor that issued the licence key)"},
+				License: &huma.License{Name: "Proprietary: use needs a licence key (GET /api/v1/admin/license)",
+					Identifier: "LicenseRef-CorePortal-Proprietary"},
 			},
+			Servers: []*huma.Server{{URL: "/", Description: "the server that serves this document"}},
+			Tags:    documentTags(),
 			Components: &huma.Components{
-				Schemas: huma.NewMapRegistry("#/components/schemas/", huma.DefaultSchemaNamer),
+				Schemas: huma.NewMapRegistry("#/components/schemas/", SchemaName),
 				SecuritySchemes: map[string]*huma.SecurityScheme{
 					"bearer":      {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
 					"cookie":      {Type: "apiKey", In: "cookie", Name: "core_token"},
@@ -43,12 +51,14 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 				},
 			},
 		},
-		OpenAPIPath:   Prefix + "/openapi",
 		SchemasPath:   Prefix + "/schemas",
 		Formats:       formats(),
 		DefaultFormat: "application/json",
 	}
+	cfg.OpenAPI.OnAddOperation = append(cfg.OpenAPI.OnAddOperation, documentOperation)
 	api := humago.New(mux, cfg)
+	serveDocuments(mux, api.OpenAPI())
+	serveIndex(mux, version)
 	mux.HandleFunc("GET /api/docs", serveDocs)
 	return api
 }
@@ -131,4 +141,8 @@ multipart file name must be valid UTF-8 without NUL: a NUL (raw or \u0000), inva
 UTF-8, and UTF-16 surrogates (raw or as a lone \uD800-\uDFFF escape) answer 400 VALIDATION_ERROR.
 
 Paged listings take page (default 1) and limit (1-500, default 50) and answer meta
-{ page, limit, total, totalPages }.`
+{ page, limit, total, totalPages }.
+
+This document is served at /api/v1/openapi.json (OpenAPI 3.1) and /api/v1/openapi-3.0.json
+(the same as OpenAPI 3.0, for tools that read only 3.0); GET /api and GET /api/v1 answer an
+index linking both and the reference page /api/docs.`

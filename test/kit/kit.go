@@ -96,6 +96,8 @@ type Server struct {
 	logMu   *sync.Mutex
 	t       testing.TB
 	admin   string
+	// contract checks every exchange of Client.Send
+	contract *contract
 }
 
 type lockedWriter struct {
@@ -144,7 +146,7 @@ func StartProcess(t testing.TB, bin, dbURL, dataDir string, args []string, env .
 		"CORE_ADDR="+addr, "CORE_DATA_DIR="+dataDir, "DATABASE_URL="+dbURL,
 		"SEED_ADMIN_PASSWORD="+AdminPassword, "CORE_LOG_LEVEL=debug", "CORE_ACCESS_LOG=false")
 	cmd.Env = append(cmd.Env, env...)
-	s := &Server{URL: "http://" + addr, DataDir: dataDir, DBURL: dbURL, cmd: cmd, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}, t: t}
+	s := &Server{URL: "http://" + addr, DataDir: dataDir, DBURL: dbURL, cmd: cmd, logs: &bytes.Buffer{}, logMu: &sync.Mutex{}, t: t, contract: &contract{}}
 	w := lockedWriter{mu: s.logMu, b: s.logs}
 	cmd.Stdout, cmd.Stderr = w, w
 	if err := cmd.Start(); err != nil {
@@ -331,23 +333,50 @@ func (c *Client) Upload(t testing.TB, method, path, part, filename string, conte
 	return c.Send(t, req)
 }
 
-// Send sends a prepared request with the client's token.
+// Send sends a prepared request with the client's token. The request and
+// its answer are checked against the server's OpenAPI document: a mismatch
+// fails the test (see CheckExchange).
 func (c *Client) Send(t testing.TB, req *http.Request) *Response {
 	t.Helper()
 	if c.Token != "" && req.Header.Get("Authorization") == "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
 	}
+	sent := requestBody(req)
 	resp, err := c.HTTP.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
+	raw, readErr := io.ReadAll(resp.Body)
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if readErr == nil && c.S != nil && c.S.contract != nil {
+		c.S.CheckExchange(t, Exchange{Request: req, Body: sent, Status: resp.StatusCode, Header: resp.Header, Raw: raw})
+	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		_ = json.Unmarshal(raw, r)
 	}
 	return r
+}
+
+// requestBody returns a copy of the body a request will send (empty for
+// none), or nil when the body is a stream that cannot be read twice.
+func requestBody(req *http.Request) []byte {
+	if req.Body == nil || req.Body == http.NoBody {
+		return []byte{}
+	}
+	if req.GetBody == nil {
+		return nil
+	}
+	rc, err := req.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 func (c *Client) url(path string) string {
