@@ -46,6 +46,27 @@ func TestBackupSecretsWithKey(t *testing.T) {
 			climber.Do(t, "GET", "/admin/settings/backup", nil).Expect(t, 403, "FORBIDDEN")
 		})
 
+		t.Run("a part that appears twice is refused", func(t *testing.T) {
+			// an edited copy of the users part placed before the signed one,
+			// manifest and signature untouched
+			var dup []part
+			for _, p := range parts {
+				if p.hdr.Name == "db/users.jsonl.gz" {
+					for _, e := range makeAdmin(t, parts, "climber") {
+						if e.hdr.Name == p.hdr.Name {
+							dup = append(dup, e)
+						}
+					}
+				}
+				dup = append(dup, p)
+			}
+			dbURL, dir := emptyTarget(t, s)
+			out, err := restoreCLIWith(t, dbURL, dir, writeArchive(t, dup), nil, "CORE_BACKUP_KEY="+backupKey)
+			if err == nil || !strings.Contains(out, "db/users.jsonl.gz appears twice") {
+				t.Fatalf("an archive with a repeated part was not refused: %v %s", err, out)
+			}
+		})
+
 		t.Run("restore without the key", func(t *testing.T) {
 			dbURL, dir := emptyTarget(t, s)
 			out, err := restoreCLIWith(t, dbURL, dir, archive, nil)

@@ -118,7 +118,13 @@ func (t *Throttle) begin(ctx context.Context, login, address string, session boo
 	now := t.now()
 	a := &attempt{t: t, pair: "p:" + login + "|" + address, addr: "a:" + address, address: address, login: "l:" + login,
 		known: "k:" + login + "|" + address, windowStart: now.Add(-t.Window).UnixMilli()}
-	if full, err := t.take(ctx, a.pair, t.PairLimit, a.windowStart); err != nil || full {
+	// A caller holding a valid session of login is its owner, not a guesser:
+	// guesses of others from the same address do not keep them out.
+	pairLimit := t.PairLimit
+	if session {
+		pairLimit = math.MaxInt32
+	}
+	if full, err := t.take(ctx, a.pair, pairLimit, a.windowStart); err != nil || full {
 		if err == nil {
 			err = throttled(t.Window)
 		}

@@ -142,3 +142,38 @@ func TestAddressThrottleTrust(t *testing.T) {
 		}
 	})
 }
+
+// TestPairLimitSparesSessions: five wrong guesses of a login from an address
+// refuse further guesses there, but not its owner presenting a valid session
+// of that login (a guesser behind the same NAT cannot lock them out).
+func TestPairLimitSparesSessions(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		th := NewThrottle(db)
+		now := time.Unix(3_000_000, 0)
+		th.now = func() time.Time { return now }
+		const office = "10.9.0.2"
+		for i := range th.PairLimit {
+			a, err := th.Begin(ctx, "vic", office)
+			if err != nil {
+				t.Fatalf("guess %d refused: %v", i+1, err)
+			}
+			if err := a.Failed(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := th.Begin(ctx, "vic", office); retryAfter(err) == 0 {
+			t.Fatalf("a sixth guess was admitted: %v", err)
+		}
+		a, err := th.BeginWithSession(ctx, "vic", office)
+		if err != nil {
+			t.Fatalf("the owner with a session was refused: %v", err)
+		}
+		if err := a.Succeeded(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := th.Begin(ctx, "vic", office); retryAfter(err) == 0 {
+			t.Fatalf("guesses without a session were admitted again: %v", err)
+		}
+	})
+}

@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -60,7 +62,7 @@ func apply(ctx context.Context, db *store.DB, blobs blob.Store, path string, c *
 		return nil, fmt.Errorf("the archive has schema version %d, this database %d: restore it with the release that wrote it", m.SchemaVersion, version)
 	}
 	// Blobs first: extra blobs are harmless if the database part fails.
-	if err := eachPart(path, func(name string, r io.Reader) error {
+	if err := eachPart(path, partSums(m), func(name string, r io.Reader) error {
 		key, ok := strings.CutPrefix(name, "blobs/")
 		if !ok {
 			return nil
@@ -149,7 +151,7 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 		scrub = newBag()
 	}
 	load := func(pick func(TablePart) bool) error {
-		return eachPart(path, func(name string, r io.Reader) error {
+		return eachPart(path, partSums(m), func(name string, r io.Reader) error {
 			t, ok := inArchive[name]
 			if !ok || !pick(t) {
 				return nil
@@ -203,13 +205,17 @@ func restoreTables(ctx context.Context, db *store.DB, tx *store.Tx, path string,
 	return nil
 }
 
-// eachPart calls fn for every part of the archive in order.
-func eachPart(path string, fn func(name string, r io.Reader) error) error {
+// eachPart calls fn for every part of the archive in order. Each part is
+// hashed again as it is read and compared with the manifest's sum (want),
+// so an archive changed after Verify read it fails here, inside the
+// restore's transaction; a name that repeats is refused.
+func eachPart(path string, want map[string]string, fn func(name string, r io.Reader) error) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("open archive: %w", err)
 	}
 	defer f.Close()
+	seen := partNames{}
 	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
 	for {
 		h, err := tr.Next()
@@ -219,8 +225,22 @@ func eachPart(path string, fn func(name string, r io.Reader) error) error {
 		if err != nil {
 			return corrupt("%v", err)
 		}
-		if err := fn(h.Name, tr); err != nil {
+		if err := seen.add(h); err != nil {
 			return err
+		}
+		sum, ok := want[h.Name]
+		if !ok {
+			continue
+		}
+		hw := &hashWriter{h: sha256.New()}
+		if err := fn(h.Name, io.TeeReader(tr, hw)); err != nil {
+			return err
+		}
+		if _, err := io.Copy(hw, tr); err != nil {
+			return corrupt("%s: %v", h.Name, err)
+		}
+		if hex.EncodeToString(hw.h.Sum(nil)) != sum {
+			return corrupt("part %s changed after the archive was verified", h.Name)
 		}
 	}
 }

@@ -94,6 +94,7 @@ func readParts(path string) (*archiveRead, error) {
 	}
 	defer f.Close()
 	rd := &archiveRead{sums: map[string]string{}, sizes: map[string]int64{}}
+	seen := partNames{}
 	tr := tar.NewReader(bufio.NewReaderSize(f, 1<<20))
 	for {
 		h, err := tr.Next()
@@ -102,6 +103,9 @@ func readParts(path string) (*archiveRead, error) {
 		}
 		if err != nil {
 			return nil, corrupt("%v", err)
+		}
+		if err := seen.add(h); err != nil {
+			return nil, err
 		}
 		var keep *[]byte
 		switch h.Name {
@@ -171,4 +175,33 @@ func checkParts(m *Manifest, sums map[string]string, sizes map[string]int64) err
 		return corrupt("part %s is not in the manifest", extra)
 	}
 	return nil
+}
+
+// partNames are the names of the parts read so far. A name may appear once
+// and only as a regular file: tar lets a name repeat, and a reader that
+// checked one copy while another reader restored the other would restore
+// what was never verified.
+type partNames map[string]bool
+
+func (p partNames) add(h *tar.Header) error {
+	if h.Typeflag != tar.TypeReg {
+		return corrupt("%s is not a regular file", h.Name)
+	}
+	if p[h.Name] {
+		return corrupt("%s appears twice", h.Name)
+	}
+	p[h.Name] = true
+	return nil
+}
+
+// partSums are the SHA-256 sums the manifest gives its parts.
+func partSums(m *Manifest) map[string]string {
+	sums := map[string]string{}
+	for _, t := range m.Tables {
+		sums[t.Part] = t.SHA256
+	}
+	for _, b := range m.Blobs {
+		sums[b.Part] = b.SHA256
+	}
+	return sums
 }

@@ -57,9 +57,42 @@ func WithReadOnly(r huma.Registry, s *huma.Schema, t reflect.Type) *huma.Schema 
 		} else {
 			cp.Description = strings.TrimRight(cp.Description, ". ") + ". " + readOnlyNote
 		}
+		if twin := goNameTwin(s, name); twin {
+			// A client generator names both internal_name and internalName
+			// InternalName; the echo gets a name of its own.
+			ext := map[string]any{}
+			for k, v := range cp.Extensions {
+				ext[k] = v
+			}
+			ext["x-go-name"] = pascal(name) + "ReadOnly"
+			cp.Extensions = ext
+		}
 		s.Properties[name] = &cp
 	}
 	return s
+}
+
+// goNameTwin reports whether s has a property that differs from name only
+// in case and underscores (display_name beside displayName).
+func goNameTwin(s *huma.Schema, name string) bool {
+	fold := func(n string) string { return strings.ToLower(strings.ReplaceAll(n, "_", "")) }
+	for k := range s.Properties {
+		if fold(k) == fold(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// pascal turns a JSON property name into an exported Go-style name.
+func pascal(name string) string {
+	var b strings.Builder
+	for _, part := range strings.Split(name, "_") {
+		if part != "" {
+			b.WriteString(strings.ToUpper(part[:1]) + part[1:])
+		}
+	}
+	return b.String()
 }
 
 func hasProperty(s *huma.Schema, name string) bool {
