@@ -3,6 +3,7 @@ package kit
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -44,17 +45,15 @@ func (c *contract) load(base string) (routers.Router, error) {
 			c.err = fmt.Errorf("fetch the OpenAPI document: status %d, %v", resp.StatusCode, err)
 			return
 		}
-		loader := openapi3.NewLoader()
-		doc, err := loader.LoadFromData(raw)
+		doc, err := parsedDocument(raw)
 		if err != nil {
-			c.err = fmt.Errorf("load the OpenAPI document: %w", err)
+			c.err = err
 			return
 		}
-		if err := doc.Validate(loader.Context); err != nil {
-			c.err = fmt.Errorf("the OpenAPI document is not valid: %w", err)
-			return
-		}
-		permitNullInEmptySchemas(doc)
+		// a shallow copy: the parsed document is shared by every server
+		// that serves the same bytes, only the servers differ
+		served := *doc
+		doc = &served
 		// the router matches the request URL against servers: serve the
 		// document's paths at this server's address
 		doc.Servers = openapi3.Servers{{URL: base}}
@@ -62,6 +61,34 @@ func (c *contract) load(base string) (routers.Router, error) {
 		c.router, c.err = gorillamux.NewRouter(doc)
 	})
 	return c.router, c.err
+}
+
+// parsed holds the documents parsed so far by the SHA-256 of their bytes:
+// parsing and validating the document takes about a second, and every
+// server of one test binary serves the same one.
+var parsed = struct {
+	sync.Mutex
+	docs map[[32]byte]*openapi3.T
+}{docs: map[[32]byte]*openapi3.T{}}
+
+func parsedDocument(raw []byte) (*openapi3.T, error) {
+	key := sha256.Sum256(raw)
+	parsed.Lock()
+	defer parsed.Unlock()
+	if doc, ok := parsed.docs[key]; ok {
+		return doc, nil
+	}
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load the OpenAPI document: %w", err)
+	}
+	if err := doc.Validate(loader.Context); err != nil {
+		return nil, fmt.Errorf("the OpenAPI document is not valid: %w", err)
+	}
+	permitNullInEmptySchemas(doc)
+	parsed.docs[key] = doc
+	return doc, nil
 }
 
 // Exchange is one request with its answer, as Client.Send saw it.
