@@ -20,6 +20,7 @@ import (
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
+	"coreportal/internal/console"
 	"coreportal/internal/directory"
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
@@ -231,7 +232,7 @@ func (a *app) routes() http.Handler {
 	for _, r := range append(a.accessHandlers(), a.adminHandlers()...) {
 		r.Register(api)
 	}
-	mux.HandleFunc("/", web.NotFound)
+	mux.Handle("/", console.Handler())
 
 	return web.Chain(web.CaptureRoute(mux),
 		web.RequestID,

@@ -1,0 +1,25 @@
+// English texts of the shell: sign-in, header, navigation, errors.
+// Keys are the contract: ru/shell.ts has the same keys.
+export default {
+  'app.name': 'Core Portal',
+  'app.loading': 'Loading…',
+  'signin.title': 'Sign in',
+  'signin.login': 'Login',
+  'signin.password': 'Password',
+  'signin.authType': 'Account',
+  'signin.authType.local': 'Portal account',
+  'signin.authType.domain': 'Domain account',
+  'signin.submit': 'Sign in',
+  'signin.wrong': 'Wrong login or password.',
+  'signin.throttled': 'Too many attempts. Try again in {seconds} s.',
+  'signin.sessionEnded': 'Your session ended. Sign in again to continue.',
+  'error.generic': 'Something went wrong: {message}',
+  'error.network': 'The portal cannot be reached. Check the connection and try again.',
+  'error.forbidden.title': 'No access',
+  'error.forbidden.text': 'You do not have permission to open this page.',
+  'error.notFound.title': 'Not found',
+  'error.notFound.text': 'This page does not exist or you may not see it.',
+  'lang.label': 'Language',
+  'lang.en': 'English',
+  'lang.ru': 'Русский',
+} as const satisfies Record<string, string>;
