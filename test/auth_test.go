@@ -12,6 +12,7 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		anon := s.Anon()
 
@@ -128,6 +129,7 @@ func TestAuthentication(t *testing.T) {
 // TestCookieWrites: writes authenticated by the session cookie refuse a
 // foreign Origin and a body without Content-Type; bearer calls are unaffected.
 func TestCookieWrites(t *testing.T) {
+	t.Parallel()
 	s := kit.Start(t, kit.Backends(t)[0])
 	tok := s.Admin(t).Token
 	n := 0
@@ -170,6 +172,7 @@ func TestCookieWrites(t *testing.T) {
 
 // TestNULAndOddIDs: NUL characters and non-canonical UUIDs get 400/404, never 500.
 func TestNULAndOddIDs(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		s.Anon().Do(t, "POST", "/auth/login", `{"login":"a\u0000","password":"x"}`).Expect(t, 400, "VALIDATION_ERROR")
 		adm := s.Admin(t)

@@ -18,6 +18,7 @@ import (
 // rollback of a failing install, concurrent installs, vendor upload refusal,
 // licence entitlement and the audit trail.
 func TestModules(t *testing.T) {
+	t.Parallel()
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/catalog.json":

@@ -17,6 +17,7 @@ import (
 // deepest code) and anonymously. No answer may be a 5xx, and anonymous
 // callers get 401 everywhere but the public operations.
 func TestNoServerErrorsOnBadInput(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		resp, err := http.Get(s.URL + "/api/v1/openapi.json")
