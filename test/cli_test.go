@@ -157,6 +157,7 @@ func TestCLIUsersAndBackup(t *testing.T) {
 	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			s := kit.Start(t, b)
 			flags := []string{"--data-dir", s.DataDir, "--database-url", s.DBURL}
 			r := runCLI(t, "", nil, append([]string{"user", "create", "--login", "jane", "--password", "jane-password-1", "--display-name", "Jane Doe"}, flags...)...)

@@ -169,6 +169,7 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			dbURL, dir := b.DatabaseURL(t), t.TempDir()
 			a := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1")
 			bb := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1", "CORE_PUBLIC_URL=https://portal.example.com")

@@ -103,6 +103,7 @@ func TestOperationsMetricsAndAccessLog(t *testing.T) {
 	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			metrics := kit.FreePort(t)
 			s := kit.Start(t, b, "CORE_METRICS_ADDR="+metrics, "CORE_ACCESS_LOG=true", "CORE_TRUSTED_PROXIES=127.0.0.1")
 			admin := s.Admin(t)
