@@ -12,7 +12,10 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
-	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+	// Not parallel, one backend at a time: 24 correct sign-ins at once wait
+	// up to 5 s for the pair's slots (see the sign-in's description), which
+	// a machine busy hashing other tests' passwords can exceed.
+	kit.ForEachBackendInTurn(t, func(t *testing.T, s *kit.Server) {
 		anon := s.Anon()
 
 		t.Run("login returns token, expiry, card and cookie", func(t *testing.T) {
@@ -128,6 +131,7 @@ func TestAuthentication(t *testing.T) {
 // TestCookieWrites: writes authenticated by the session cookie refuse a
 // foreign Origin and a body without Content-Type; bearer calls are unaffected.
 func TestCookieWrites(t *testing.T) {
+	t.Parallel()
 	s := kit.Start(t, kit.Backends(t)[0])
 	tok := s.Admin(t).Token
 	n := 0
@@ -170,6 +174,7 @@ func TestCookieWrites(t *testing.T) {
 
 // TestNULAndOddIDs: NUL characters and non-canonical UUIDs get 400/404, never 500.
 func TestNULAndOddIDs(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		s.Anon().Do(t, "POST", "/auth/login", `{"login":"a\u0000","password":"x"}`).Expect(t, 400, "VALIDATION_ERROR")
 		adm := s.Admin(t)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestListsLiveStream(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "live")
 		a := f.admin

@@ -17,6 +17,7 @@ import (
 // (item 11). Every item save is slowed by the test hook so that one
 // quick edit of 500 rows runs well past Huma's former 5 s body deadline.
 func TestTransportLongRequests(t *testing.T) {
+	t.Parallel()
 	forEachBackendParallel(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "transport")
 		admin := s.Admin(t)
