@@ -20,6 +20,7 @@ import (
 	"coreportal/internal/blob"
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
+	"coreportal/internal/console"
 	"coreportal/internal/directory"
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
@@ -200,8 +201,8 @@ func (a *app) close() {
 	a.db.Close()
 }
 
-// routes builds the HTTP handler of the API.
-func (a *app) routes() http.Handler {
+// routes builds the HTTP handler of the API and the web console.
+func (a *app) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
@@ -232,6 +233,11 @@ func (a *app) routes() http.Handler {
 		r.Register(api)
 	}
 	mux.HandleFunc("/", web.NotFound)
+	con, err := console.New(consoleBuild())
+	if err != nil {
+		return nil, err
+	}
+	con.Mount(mux)
 
 	return web.Chain(web.CaptureRoute(mux),
 		web.RequestID,
@@ -247,7 +253,7 @@ func (a *app) routes() http.Handler {
 		a.licenceWarning,
 		a.readOnlyGate,
 		a.maintenanceGate(),
-	)
+	), nil
 }
 
 func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) error {
@@ -280,9 +286,13 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 	}
 
 	startPprof(cfg.PprofAddr)
+	handler, err := a.routes()
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
 		Addr:    cfg.Addr,
-		Handler: a.routes(),
+		Handler: handler,
 		// No ReadTimeout or WriteTimeout: bodies are paced by web.BodyDeadline,
 		// and long requests and SSE streams must not be cut.
 		ReadHeaderTimeout: 10 * time.Second,

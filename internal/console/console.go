@@ -16,14 +16,25 @@ import (
 
 // CSP is the Content-Security-Policy of the console's HTML. No inline
 // script or style and no eval: everything the console runs and styles with
-// comes from its own files. Form scripts of administrators run in an
-// <iframe sandbox="allow-scripts"> (an opaque origin that can reach neither
-// the API nor the cookie); a srcdoc frame inherits this policy, so the
-// runner inside it loads its code from /assets/ ('self' keeps meaning the
-// portal there), and a framed document of the portal needs frame-src 'self'.
+// comes from its own files. frame-src 'self' admits the form-script sandbox
+// (SandboxFile).
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; " +
 	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; " +
 	"frame-ancestors 'none'; frame-src 'self'"
+
+// SandboxFile is the build's document in which administrators' form scripts
+// run, framed by the console as <iframe sandbox="allow-scripts"
+// src="/form-sandbox.html">. A srcdoc frame cannot do it: it inherits CSP,
+// which refuses eval, blob: and data: scripts alike (checked in Chromium).
+// This document gets its own policy, SandboxCSP: an opaque origin (the
+// sandbox directive holds even when it is opened on its own) where eval is
+// allowed but no request leaves, so a script reaches neither the API nor
+// the cookie and talks to the console only through postMessage.
+const SandboxFile = "form-sandbox.html"
+
+// SandboxCSP is the Content-Security-Policy of SandboxFile.
+const SandboxCSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; style-src 'self'; img-src data:; " +
+	"connect-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'self'; sandbox allow-scripts"
 
 // Cache policies: the index names the hashed files of the current build, so
 // it is revalidated on every load; a hashed file never changes.
@@ -113,7 +124,11 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
 	} else {
 		hd.Set("Cache-Control", cacheIndex)
 	}
-	if f.html {
+	switch {
+	case f.name == SandboxFile:
+		hd.Set("Content-Security-Policy", SandboxCSP)
+		hd.Set("Referrer-Policy", "no-referrer")
+	case f.html:
 		hd.Set("Content-Security-Policy", CSP)
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")

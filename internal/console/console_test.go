@@ -25,6 +25,7 @@ func build(t *testing.T) *Handler {
 		"assets/logo-abc.svg":   {Data: []byte("<svg/>")},
 		"assets/font-abc.woff2": {Data: []byte{0, 1, 2}},
 		"favicon.ico":           {Data: []byte{0, 0, 1, 0}},
+		SandboxFile:             {Data: []byte(`<!doctype html><script src="/assets/sandbox-abc.js"></script>`)},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,10 @@ func TestRoutesAndHeaders(t *testing.T) {
 	}
 	if w := get(h, "GET", "/favicon.ico"); w.Code != 200 || w.Header().Get("Cache-Control") != "no-cache" {
 		t.Fatalf("root file: %d %v", w.Code, w.Header())
+	}
+	if w := get(h, "GET", "/"+SandboxFile); w.Code != 200 || w.Header().Get("Content-Security-Policy") != SandboxCSP ||
+		w.Header().Get("X-Frame-Options") != "" || !strings.Contains(w.Body.String(), "sandbox-abc.js") {
+		t.Fatalf("sandbox document: %d %v", w.Code, w.Header())
 	}
 	for _, p := range []string{"/assets/missing.js", "/assets/", "/api/v1/nope", "/api", "/health/x", "/metrics/x", "/assets/../index.html"} {
 		w := get(h, "GET", p)
