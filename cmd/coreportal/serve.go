@@ -222,6 +222,7 @@ func (a *app) routes() (http.Handler, error) {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
+		users.NewSelfHandler(a.users, a.auth),
 		listsHTTP,
 		directory.NewHandler(a.directory),
 		a.pagesHandler(),

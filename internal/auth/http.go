@@ -71,8 +71,7 @@ func (h *Handler) login(ctx context.Context, in *loginIn) (*loginOut, error) {
 		return nil, err
 	}
 	out := &loginOut{Body: web.Envelope[loginData]{Success: true, Data: loginData{Token: sess.Token, ExpiresAt: sess.ExpiresAt.UTC(), User: card}}}
-	out.SetCookie = http.Cookie{Name: CookieName, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: client.TLS}
+	out.SetCookie = SessionCookie(ctx, sess)
 	return out, nil
 }
 
