@@ -65,7 +65,7 @@ type Card struct {
 // Preferences are a user's own interface settings; null: not chosen (the
 // console follows the browser).
 type Preferences struct {
-	Language *string `json:"language" enum:"ru,en" doc:"interface language: ru or en; null follows the browser"`
+	Language *LanguageName `json:"language" doc:"interface language: ru or en; null follows the browser"`
 	TimeZone *string `json:"timeZone" doc:"IANA time zone name such as Europe/Moscow; null follows the browser"`
 }
 
@@ -118,7 +118,8 @@ func (u *User) card() Card {
 func (u *User) preferences() Preferences {
 	var p Preferences
 	if u.Language != "" {
-		p.Language = &u.Language
+		l := LanguageName(u.Language)
+		p.Language = &l
 	}
 	if u.TimeZone != "" {
 		p.TimeZone = &u.TimeZone

@@ -153,18 +153,27 @@ func (o optString) Schema(r huma.Registry) *huma.Schema {
 	return s
 }
 
+// LanguageName is a language of Languages in answers; the schema admits null
+// (a nil *LanguageName) in its enum, as JSON Schema needs.
+type LanguageName string
+
+// Schema documents the value as one of Languages or null.
+func (LanguageName) Schema(r huma.Registry) *huma.Schema {
+	return optLanguage{}.Schema(r)
+}
+
 // optLanguage is an optString documented with the interface languages.
 type optLanguage optString
 
 // UnmarshalJSON records that the property was sent.
 func (o *optLanguage) UnmarshalJSON(b []byte) error { return (*optString)(o).UnmarshalJSON(b) }
 
-// Schema documents the property as one of Languages or null (a nullable
-// schema admits null before its enum).
+// Schema documents the property as one of Languages or null.
 func (o optLanguage) Schema(r huma.Registry) *huma.Schema {
 	s := optString{}.Schema(r)
 	for _, l := range Languages {
 		s.Enum = append(s.Enum, l)
 	}
+	s.Enum = append(s.Enum, nil) // JSON Schema checks enum even where the type admits null
 	return s
 }
