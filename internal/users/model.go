@@ -66,7 +66,7 @@ type Card struct {
 // console follows the browser).
 type Preferences struct {
 	Language *LanguageName `json:"language" doc:"interface language: ru or en; null follows the browser"`
-	TimeZone *string `json:"timeZone" doc:"IANA time zone name such as Europe/Moscow; null follows the browser"`
+	TimeZone *string       `json:"timeZone" doc:"IANA time zone name such as Europe/Moscow; null follows the browser"`
 }
 
 // Attribute is one entry of the effective sync field schema.
