@@ -90,7 +90,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Path
 	first, _, _ := strings.Cut(strings.TrimPrefix(p, "/"), "/")
 	if reserved[first] {
-		web.NotFound(w, r)
+		notFound(w, r)
 		return
 	}
 	if p != "/index.html" {
@@ -100,10 +100,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if strings.HasPrefix(p, "/assets/") {
-		web.NotFound(w, r)
+		notFound(w, r)
 		return
 	}
 	h.serveIndex(w, r)
+}
+
+// notFound answers the JSON 404 envelope as an unknown route: the request
+// loses the mux's catch-all pattern, so that metrics and logs count it as
+// unmatched, not as a console page.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	r.Pattern = ""
+	web.NotFound(w, r)
 }
 
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
