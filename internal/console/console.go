@@ -120,6 +120,7 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	hd.Set("Referrer-Policy", "same-origin")
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("X-Frame-Options", "DENY")
+	hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	hd.Set("Cache-Control", cacheIndex)
 	h.index.serve(w, r)
 }
@@ -140,6 +141,7 @@ func (h *Handler) serveFile(w http.ResponseWriter, r *http.Request, f *file) {
 		hd.Set("Content-Security-Policy", CSP)
 		hd.Set("Referrer-Policy", "same-origin")
 		hd.Set("X-Frame-Options", "DENY")
+		hd.Set("Cross-Origin-Opener-Policy", "same-origin")
 	}
 	f.serve(w, r)
 }
