@@ -224,6 +224,7 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 				t3 := tokenOf(t, loginWith(t, bb, nil, "owner", "password-owner"))
 				req, _ := http.NewRequest("POST", bb.URL+"/api/v1/auth/logout", nil)
 				req.AddCookie(&http.Cookie{Name: "core_token", Value: t3})
+				req.Header.Set("X-Requested-With", "CorePortal")
 				bb.Anon().Send(t, req).Expect(t, 200)
 				bearer(bb, t3).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
 				// after a restart the deny-list is read back from the database
