@@ -6,6 +6,7 @@ import { admin, checkA11y, expect, screenshots, signIn, test } from './fixtures'
 const uniq = () => Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
 
 test('grant view on a list to a second user, who then sees it; removing the grant hides it', async ({ page, adminApi, browser, baseURL }) => {
+  test.setTimeout(150_000); // two users or two languages, screenshots at two widths
   const s = uniq();
   const node = await adminApi.post<{ id: string }>('/nodes', { title: `Shared ${s}`, slug: `shared-${s}` });
   await adminApi.post('/lists', { nodeId: node.id, title: `Budget ${s}`, slug: 'budget' });
@@ -76,11 +77,10 @@ test('grant view on a list to a second user, who then sees it; removing the gran
 test('a node editor who is not an administrator manages node permissions, not list permissions', async ({ adminApi, browser, baseURL }) => {
   const s = uniq();
   const node = await adminApi.post<{ id: string }>('/nodes', { title: `Edited ${s}`, slug: `edited-${s}` });
-  const list = await adminApi.post<{ id: string }>('/lists', { nodeId: node.id, title: `Plans ${s}`, slug: 'plans' });
+  await adminApi.post('/lists', { nodeId: node.id, title: `Plans ${s}`, slug: 'plans' });
   const login = `editor-${s}`;
   const user = await adminApi.post<{ id: string }>('/admin/users', { login, password: 'Editor-pass-1', displayName: `Editor ${s}` });
   await adminApi.post('/permissions', { resourceType: 'node', resourceId: node.id, principalType: 'user', principalId: user.id, permissionLevel: 'edit' });
-  void list;
   const ctx = await browser.newContext({ baseURL, locale: 'ru-RU' });
   const page = await ctx.newPage();
   await page.goto(`/edited-${s}`);
@@ -94,9 +94,8 @@ test('a node editor who is not an administrator manages node permissions, not li
   await expect(dialog.getByRole('rowheader', { name: new RegExp(`Editor ${s}`) })).toBeVisible();
   await expect(dialog.getByText('Искать пользователей могут только администраторы; предлагаются группы.')).toBeVisible();
   // Granting above the own level is refused by the API, in words.
-  const group = await adminApi.post<{ id: string }>('/groups', { name: `Helpers ${s}`, description: '' });
-  void group;
-  await dialog.getByRole('combobox').fill(`Helpers ${s}`);
+  await adminApi.post('/groups', { name: `Helpers ${s}`, description: '' });
+  await dialog.getByRole('combobox', { name: 'Найти пользователя или группу' }).fill(`Helpers ${s}`);
   await dialog.getByRole('option', { name: new RegExp(`Helpers ${s}`) }).click();
   await dialog.getByLabel('Уровень').selectOption('delete');
   await dialog.getByRole('button', { name: 'Выдать' }).click();

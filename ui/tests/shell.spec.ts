@@ -94,22 +94,29 @@ test('on a phone the navigation sits behind a menu button', async ({ page, admin
   expect(overflow).toBeLessThanOrEqual(0);
 });
 
-test('unknown and forbidden pages say which', async ({ page, adminApi, browser, baseURL }) => {
+test('unknown and forbidden pages say which; a section under a hidden one links to its own path', async ({ page, adminApi, browser, baseURL }) => {
   await page.goto('/no-such-section-anywhere');
   await signIn(page, admin.login, admin.password);
   await expect(page.getByRole('heading', { name: 'Not found' })).toBeVisible();
 
   const s = uniq();
   const hidden = await adminApi.post<{ id: string }>('/nodes', { title: `Secret ${s}`, slug: `secret-${s}` });
+  const open = await adminApi.post<{ id: string }>('/nodes', { title: `Open ${s}`, slug: 'open', parentId: hidden.id });
   const login = `viewer-${s}`;
-  await adminApi.post('/admin/users', { login, password: 'Viewer-pass-1', displayName: `Viewer ${s}` });
+  const user = await adminApi.post<{ id: string }>('/admin/users', { login, password: 'Viewer-pass-1', displayName: `Viewer ${s}` });
+  await adminApi.post('/permissions', { resourceType: 'node', resourceId: open.id, principalType: 'user', principalId: user.id, permissionLevel: 'view' });
   const ctx = await browser.newContext({ baseURL });
   const p2 = await ctx.newPage();
   await p2.goto(`/secret-${s}`);
   await signIn(p2, login, 'Viewer-pass-1');
-  await expect(p2.getByRole('heading', { name: /^(No access|Not found)$/ })).toBeVisible();
+  await expect(p2.getByRole('heading', { name: 'No access' })).toBeVisible();
+  await expect(p2.getByText('You do not have permission to open this page.')).toBeVisible();
+  const link = p2.getByRole('navigation', { name: 'Sections' }).getByRole('link', { name: `Open ${s}` });
+  await expect(link).toHaveAttribute('href', `/secret-${s}/open`);
+  await link.click();
+  await expect(p2.getByRole('heading', { level: 1, name: `Open ${s}` })).toBeVisible();
+  await expect(p2.getByRole('group', { name: 'Section actions' })).toHaveCount(0);
   await ctx.close();
-  void hidden;
 });
 
 test('a revoked session returns to sign-in and then to the page the user was on', async ({ page, adminApi, context, request }) => {

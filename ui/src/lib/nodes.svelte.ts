@@ -6,7 +6,31 @@ import { api, call, type Schemas } from './api/client';
 export type Node = Schemas['Node'];
 export type TreeNode = Node & { children: TreeNode[]; path: string };
 
-export const nodes = $state<{ list: Node[]; loaded: boolean; error: unknown }>({ list: [], loaded: false, error: null });
+export const nodes = $state<{ list: Node[]; loaded: boolean; error: unknown; prefixes: Record<string, string> }>({
+  list: [],
+  loaded: false,
+  error: null,
+  prefixes: {},
+});
+
+/** A visible node whose parent the user may not see starts the tree at its
+ * level; its canonical path (parents' slugs included) comes from the API. */
+async function loadPrefixes(list: Node[]): Promise<void> {
+  const ids = new Set(list.map((n) => n.id));
+  const orphans = list.filter((n) => n.parentId && !ids.has(n.parentId));
+  const prefixes: Record<string, string> = {};
+  await Promise.all(
+    orphans.map(async (n) => {
+      try {
+        const r = await call(api.GET('/api/v1/routes/canonical', { params: { query: { type: 'node', nodeId: n.id } } }));
+        prefixes[n.id] = r.path.slice(0, r.path.length - n.slug.length - 1);
+      } catch {
+        // left at the top level: the link resolves to 404 and says so
+      }
+    }),
+  );
+  nodes.prefixes = prefixes;
+}
 
 let pending: Promise<void> | null = null;
 
@@ -14,7 +38,9 @@ let pending: Promise<void> | null = null;
 export function reloadNodes(): Promise<void> {
   pending = (async () => {
     try {
-      nodes.list = (await call(api.GET('/api/v1/nodes'))) ?? [];
+      const list = (await call(api.GET('/api/v1/nodes'))) ?? [];
+      await loadPrefixes(list);
+      nodes.list = list;
       nodes.error = null;
     } catch (err) {
       nodes.error = err;
@@ -32,7 +58,7 @@ export function ensureNodes(): Promise<void> {
 
 /** The tree: roots are nodes without a visible parent; each has its canonical path
  * (slugs chained from the root, as /routes/resolve reads them). */
-export function buildTree(list: Node[]): TreeNode[] {
+export function buildTree(list: Node[], prefixes: Record<string, string> = nodes.prefixes): TreeNode[] {
   const byId = new Map<string, TreeNode>();
   for (const n of list) byId.set(n.id, { ...n, children: [], path: '' });
   const roots: TreeNode[] = [];
@@ -47,7 +73,7 @@ export function buildTree(list: Node[]): TreeNode[] {
       walk(n.children, n.path);
     }
   };
-  walk(roots, '');
+  for (const r of roots) walk([r], prefixes[r.id] ?? '');
   return roots;
 }
 
@@ -67,8 +93,11 @@ export function chainOf(list: Node[], id: string | null | undefined): Node[] {
  * ancestor is not visible (the path cannot be built from the tree). */
 export function pathOf(list: Node[], id: string): string | null {
   const chain = chainOf(list, id);
-  if (!chain.length || chain[0]!.parentId !== null) return null;
-  return chain.map((n) => '/' + n.slug).join('');
+  if (!chain.length) return null;
+  const top = chain[0]!;
+  const prefix = top.parentId === null ? '' : nodes.prefixes[top.id];
+  if (prefix === undefined) return null;
+  return prefix + chain.map((n) => '/' + n.slug).join('');
 }
 
 /** Bumped when a node's menu changes, so the navigation reloads it. */
