@@ -14,10 +14,12 @@ async function tree(api: Api) {
 }
 
 test('navigation, breadcrumbs and the node menu follow the route', async ({ page, adminApi }) => {
-  const { s, path } = await tree(adminApi);
-  await page.goto(path);
+  const { s, sub, path } = await tree(adminApi);
+  // An old hash-style link lands on the canonical path.
+  await page.goto(`/#/nodes/${sub.id}`);
   await signIn(page, admin.login, admin.password);
   await expect(page.getByRole('heading', { level: 1, name: `Team ${s}` })).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`${path}$`));
   const crumbs = page.getByRole('navigation', { name: 'Breadcrumbs' });
   await expect(crumbs.getByRole('link', { name: `Dept ${s}` })).toHaveAttribute('href', `/dept-${s}`);
   await expect(crumbs.getByText(`Team ${s}`)).toHaveAttribute('aria-current', 'page');
