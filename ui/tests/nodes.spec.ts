@@ -111,6 +111,27 @@ test('a new list from the node page opens the list', async ({ page, adminApi }) 
   await expect(page.getByRole('link', { name: 'Contracts' })).toBeVisible();
 });
 
+test('move a node under another one, by keyboard', async ({ page, adminApi }) => {
+  const s = uniq();
+  await adminApi.post('/nodes', { title: `Target ${s}`, slug: `target-${s}` });
+  await adminApi.post('/nodes', { title: `Mover ${s}`, slug: `mover-${s}` });
+  await page.goto(`/mover-${s}`);
+  await signIn(page, admin.login, admin.password);
+  await page.getByRole('button', { name: 'Move', exact: true }).focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByRole('dialog', { name: `Move Mover ${s}` });
+  // Focus starts on the dialog's first control (Close); Tab reaches the select.
+  await expect(dialog.getByRole('button', { name: 'Close' })).toBeFocused();
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByLabel('Parent section')).toBeFocused();
+  await dialog.getByLabel('Parent section').selectOption({ label: `Target ${s}` });
+  await page.keyboard.press('Tab');
+  await expect(dialog.getByRole('button', { name: 'Move' })).toBeFocused();
+  await page.keyboard.press('Enter');
+  await expect(page).toHaveURL(new RegExp(`/target-${s}/mover-${s}$`));
+  await expect(page.getByRole('navigation', { name: 'Breadcrumbs' }).getByRole('link', { name: `Target ${s}` })).toBeVisible();
+});
+
 test('a node with content is refused deletion in words; an empty one is deleted', async ({ page, adminApi }) => {
   const s = uniq();
   const node = await adminApi.post<{ id: string }>('/nodes', { title: `Del ${s}`, slug: `del-${s}` });
