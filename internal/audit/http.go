@@ -71,7 +71,7 @@ type listIn struct {
 	FilterQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]Row], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]Row, web.PageMeta], error) {
 	f, err := in.filter()
 	if err != nil {
 		return nil, err

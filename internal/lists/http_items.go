@@ -54,7 +54,7 @@ type listItemsIn struct {
 	SchemaTag string `query:"schemaTag" maxLength:"64"`
 }
 
-func (h *Handler) listItems(ctx context.Context, in *listItemsIn) (*web.Out[[]ItemOut], error) {
+func (h *Handler) listItems(ctx context.Context, in *listItemsIn) (*web.PagedOut[[]ItemOut, SentListMeta], error) {
 	items, meta, err := h.svc.ListItems(ctx, auth.FromContext(ctx), in.ListID, ListParams{Page: in.Page, Limit: in.Limit, ViewID: in.ViewID,
 		Sort: in.Sort, OrderBy: in.OrderBy, Filter: in.Filter, Q: in.Q})
 	if err != nil {

@@ -119,7 +119,7 @@ type listIn struct {
 	FilterQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]applog.Entry], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]applog.Entry, web.PageMeta], error) {
 	f, err := in.filter()
 	if err != nil {
 		return nil, err

@@ -66,18 +66,18 @@ type searchIn struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"page size, 1-100"`
 }
 
-func (h *Handler) search(ctx context.Context, in *searchIn) (*web.Out[[]Hit], error) {
+func (h *Handler) search(ctx context.Context, in *searchIn) (*web.PagedOut[[]Hit, SearchMeta], error) {
 	f, err := h.svc.Search(ctx, auth.FromContext(ctx), Request{Q: in.Q, Type: in.Type, NodeID: in.NodeID, Page: in.Page, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
-	m := searchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
+	m := SearchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
 	return web.Paged(f.Hits, m), nil
 }
 
-// searchMeta is the meta of GET /search: the page meta and totalRelation,
+// SearchMeta is the meta of GET /search: the page meta and totalRelation,
 // always "eq" (exact; kept for the clients of releases that capped totals).
-type searchMeta struct {
+type SearchMeta struct {
 	web.PageMeta
 	TotalRelation string `json:"totalRelation"`
 }

@@ -265,7 +265,7 @@ type surveyResponsesIn struct {
 	web.PageQuery
 }
 
-func (h *Handler) responses(ctx context.Context, in *surveyResponsesIn) (*web.Out[SurveyResponsesPage], error) {
+func (h *Handler) responses(ctx context.Context, in *surveyResponsesIn) (*web.PagedOut[SurveyResponsesPage, web.PageMeta], error) {
 	page, total, err := h.svc.Responses(ctx, auth.FromContext(ctx), in.ID, in.Page, in.Limit)
 	if err != nil {
 		return nil, err

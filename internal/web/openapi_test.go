@@ -20,6 +20,10 @@ type docThing struct {
 	Note    *string           `json:"note,omitempty"`
 }
 
+type docItem struct {
+	ID string `json:"id"`
+}
+
 type docCreateIn struct {
 	ID   string `path:"id"`
 	Body struct {
@@ -37,6 +41,12 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 		func(context.Context, *docCreateIn) (*Out[docThing], error) { return Created(docThing{}), nil })
 	Register(api, Op(http.MethodPost, "/auth/login", "login", "Sign in", Public, "auth"),
 		func(context.Context, *struct{ Body struct{ Login string } }) (*Out[any], error) { return Empty(), nil })
+	Register(api, Op(http.MethodGet, "/things", "listThings", "List", User, "lists"),
+		func(context.Context, *PageQuery) (*PagedOut[[]docThing, PageMeta], error) { return Paged([]docThing{}, PageMeta{}), nil })
+	Register(api, Op(http.MethodGet, "/things/{id}", "getThing", "Get", User, "lists"),
+		func(context.Context, *struct{ ID string `path:"id"` }) (*Out[*docItem], error) { return OK(&docItem{}), nil })
+	Register(api, Op(http.MethodGet, "/queue", "queued", "Queued", User, "lists"),
+		func(context.Context, *struct{}) (*MaybeOut[*docItem], error) { return ReplyMaybe[*docItem](nil, nil) })
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
 	o.Responses = map[string]*huma.Response{"200": FileAnswer("bytes", "*/*")}
 	api.OpenAPI().AddOperation(&o)
@@ -136,6 +146,36 @@ func TestDocumentNullableAnswers(t *testing.T) {
 	p30 := dig(doc30, "components", "schemas", "DocThing", "properties", "parent").(map[string]any)
 	if p30["nullable"] != true || p30["allOf"] == nil {
 		t.Errorf("3.0 parent %v, want allOf [ref] nullable", p30)
+	}
+}
+
+// TestDocumentEnvelopes: a listing's meta has a schema of its own, a
+// pointer data is nullable only in a MaybeEnvelope, and answers without
+// meta declare none.
+func TestDocumentEnvelopes(t *testing.T) {
+	doc, _ := documentFor(t)
+	schemas := dig(doc, "components", "schemas").(map[string]any)
+	ref := dig(doc, "paths", "/api/v1/things", "get", "responses", "200", "content", "application/json", "schema", "$ref").(string)
+	paged := schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+	if dig(paged, "properties", "meta", "$ref") != "#/components/schemas/PageMeta" {
+		t.Errorf("listing meta %v, want PageMeta", dig(paged, "properties", "meta"))
+	}
+	if req, _ := dig(paged, "required").([]any); !slices.Contains(req, "meta") {
+		t.Errorf("listing meta not required: %v", req)
+	}
+	for _, p := range []string{"page", "limit", "total", "totalPages"} {
+		if dig(schemas, "PageMeta", "properties", p, "type") != "integer" {
+			t.Errorf("PageMeta.%s %v", p, dig(schemas, "PageMeta", "properties", p))
+		}
+	}
+	if d := dig(schemas, "EnvelopeDocItem", "properties", "data"); dig(d, "$ref") != "#/components/schemas/DocItem" {
+		t.Errorf("Envelope data %v, want the plain ref (never null)", d)
+	}
+	if dig(schemas, "EnvelopeDocThing", "properties", "meta") != nil {
+		t.Errorf("an envelope without meta declares meta")
+	}
+	if alts, _ := dig(schemas, "MaybeEnvelopeDocItem", "properties", "data", "anyOf").([]any); len(alts) != 2 {
+		t.Errorf("MaybeEnvelope data %v, want anyOf [ref, null]", dig(schemas, "MaybeEnvelopeDocItem", "properties", "data"))
 	}
 }
 
