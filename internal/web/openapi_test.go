@@ -42,9 +42,13 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 	Register(api, Op(http.MethodPost, "/auth/login", "login", "Sign in", Public, "auth"),
 		func(context.Context, *struct{ Body struct{ Login string } }) (*Out[any], error) { return Empty(), nil })
 	Register(api, Op(http.MethodGet, "/things", "listThings", "List", User, "lists"),
-		func(context.Context, *PageQuery) (*PagedOut[[]docThing, PageMeta], error) { return Paged([]docThing{}, PageMeta{}), nil })
+		func(context.Context, *PageQuery) (*PagedOut[[]docThing, PageMeta], error) {
+			return Paged([]docThing{}, PageMeta{}), nil
+		})
 	Register(api, Op(http.MethodGet, "/things/{id}", "getThing", "Get", User, "lists"),
-		func(context.Context, *struct{ ID string `path:"id"` }) (*Out[*docItem], error) { return OK(&docItem{}), nil })
+		func(context.Context, *struct {
+			ID string `path:"id"`
+		}) (*Out[*docItem], error) { return OK(&docItem{}), nil })
 	Register(api, Op(http.MethodGet, "/queue", "queued", "Queued", User, "lists"),
 		func(context.Context, *struct{}) (*MaybeOut[*docItem], error) { return ReplyMaybe[*docItem](nil, nil) })
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
