@@ -51,6 +51,8 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 		}) (*Out[*docItem], error) { return OK(&docItem{}), nil })
 	Register(api, Op(http.MethodGet, "/queue", "queued", "Queued", User, "lists"),
 		func(context.Context, *struct{}) (*MaybeOut[*docItem], error) { return ReplyMaybe[*docItem](nil, nil) })
+	Register(api, Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Reset", Admin, "admin-users"),
+		func(context.Context, *struct{ ID string `path:"id"` }) (*Out[any], error) { return Empty(), nil })
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
 	o.Responses = map[string]*huma.Response{"200": FileAnswer("bytes", "*/*")}
 	api.OpenAPI().AddOperation(&o)
@@ -99,9 +101,13 @@ func TestDocumentStatusesAndErrors(t *testing.T) {
 	if ref := dig(doc, "paths", "/api/v1/things/{id}", "post", "responses", "404", "content", "application/json", "schema", "$ref"); ref != "#/components/schemas/APIError" {
 		t.Errorf("404 schema %v, want the error envelope", ref)
 	}
+	// the licence gate lets the recovery writes through
+	if reset := responseKeys(doc, "/api/v1/admin/users/{id}/reset-password", "post"); slices.Contains(reset, "423") {
+		t.Errorf("reset-password (a recovery write) answers %v: want no 423", reset)
+	}
 	login := responseKeys(doc, "/api/v1/auth/login", "post")
-	if slices.Contains(login, "401") || !slices.Contains(login, "429") {
-		t.Errorf("login answers %v: want 429 and no 401", login)
+	if slices.Contains(login, "401") || !slices.Contains(login, "429") || slices.Contains(login, "423") {
+		t.Errorf("login answers %v: want 429 and no 401 or 423", login)
 	}
 	if sec, ok := dig(doc, "paths", "/api/v1/auth/login", "post", "security").([]any); !ok || len(sec) != 0 {
 		t.Errorf("login security %v, want []", dig(doc, "paths", "/api/v1/auth/login", "post", "security"))
