@@ -57,9 +57,10 @@ func (h *Handler) Register(api huma.API) {
 // documentStreams adds the plain net/http routes (Mount, MountLive) to the
 // OpenAPI document so that the reference lists them too.
 func (h *Handler) documentStreams(api huma.API) {
-	doc := func(method, path, id, summary, desc string, responses map[string]*huma.Response, body *huma.RequestBody) {
+	doc := func(method, path, id, summary, desc string, responses map[string]*huma.Response, body *huma.RequestBody, params ...*huma.Param) {
 		o := web.Op(method, path, id, summary, web.User, "lists")
 		o.Description = desc
+		o.Parameters = params
 		o.Responses = responses
 		o.RequestBody = body
 		api.OpenAPI().AddOperation(&o)
@@ -72,8 +73,10 @@ func (h *Handler) documentStreams(api huma.API) {
 		"View on the attachment. The stored content type, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), X-Content-Type-Options: nosniff and a sandbox CSP. Range requests are served as for file downloads (GET /libraries/{libraryId}/files/{fileRef}/download): overlapping and adjacent ranges coalesced, more than 16 ranges or a multipart answer larger than the file answered 200 with the whole file, bytes=-0 and other unsatisfiable sets 416 with Content-Range: bytes */size; Last-Modified is the upload time.",
 		map[string]*huma.Response{"200": web.FileAnswer("the bytes, with the content type stored at upload", "*/*")}, nil)
 	doc(http.MethodGet, "/lists/{listId}/items/live", "itemsLive", "Live item changes (SSE)",
-		"View on the list; ids are item numbers (1 to 100, else 400). Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display \"\": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.",
-		map[string]*huma.Response{"200": web.StreamAnswer("the event stream")}, nil)
+		"View on the list. Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display \"\": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.",
+		map[string]*huma.Response{"200": web.StreamAnswer("the event stream")}, nil, &huma.Param{Name: "ids", In: "query", Required: true,
+			Description: "the items to watch: 1 to 100 item numbers separated by commas (400 otherwise)",
+			Schema:      &huma.Schema{Type: huma.TypeString}})
 }
 
 func adminOp(method, path, id, summary, desc string) huma.Operation {

@@ -48,11 +48,15 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 	Register(api, Op(http.MethodGet, "/things/{id}", "getThing", "Get", User, "lists"),
 		func(context.Context, *struct {
 			ID string `path:"id"`
-		}) (*Out[*docItem], error) { return OK(&docItem{}), nil })
+		}) (*Out[*docItem], error) {
+			return OK(&docItem{}), nil
+		})
 	Register(api, Op(http.MethodGet, "/queue", "queued", "Queued", User, "lists"),
 		func(context.Context, *struct{}) (*MaybeOut[*docItem], error) { return ReplyMaybe[*docItem](nil, nil) })
 	Register(api, Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Reset", Admin, "admin-users"),
-		func(context.Context, *struct{ ID string `path:"id"` }) (*Out[any], error) { return Empty(), nil })
+		func(context.Context, *struct {
+			ID string `path:"id"`
+		}) (*Out[any], error) { return Empty(), nil })
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
 	o.Responses = map[string]*huma.Response{"200": FileAnswer("bytes", "*/*")}
 	api.OpenAPI().AddOperation(&o)
