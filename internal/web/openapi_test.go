@@ -56,7 +56,9 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 	Register(api, Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Reset", Admin, "admin-users"),
 		func(context.Context, *struct {
 			ID string `path:"id"`
-		}) (*Out[any], error) { return Empty(), nil })
+		}) (*Out[any], error) {
+			return Empty(), nil
+		})
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
 	o.Responses = map[string]*huma.Response{"200": FileAnswer("bytes", "*/*")}
 	api.OpenAPI().AddOperation(&o)
