@@ -63,15 +63,7 @@ func TestConventions(t *testing.T) {
 					t.Errorf("openapi.json lacks %s", want)
 				}
 			}
-			resp, err = http.Get(s.URL + "/api/docs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			page, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 || !strings.Contains(string(page), "openapi.json") {
-				t.Fatalf("docs page %d", resp.StatusCode)
-			}
+			checkReference(t, s)
 		})
 	})
 }

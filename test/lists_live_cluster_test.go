@@ -59,7 +59,7 @@ func TestLiveAcrossInstances(t *testing.T) {
 			req, _ := http.NewRequestWithContext(ctx, "GET", bb.URL+"/api/v1"+f.path("/items/live?ids=1"), nil)
 			req.Header.Set("Accept", "text/event-stream")
 			req.Header.Set("Authorization", "Bearer "+onB.Token)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := bb.HTTPClient(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

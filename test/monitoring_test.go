@@ -19,6 +19,7 @@ import (
 // scrape reads the /metrics of addr as gauge values by name.
 func scrape(t *testing.T, addr string) map[string]float64 {
 	t.Helper()
+	// /metrics is not an operation of the OpenAPI document: a plain client
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)

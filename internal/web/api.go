@@ -62,7 +62,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 	api := humago.New(mux, cfg)
 	serveDocuments(mux, api.OpenAPI())
 	serveIndex(mux, version)
-	mux.HandleFunc("GET /api/docs", serveDocs)
+	serveDocs(mux)
 	return api
 }
 
