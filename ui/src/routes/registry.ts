@@ -16,5 +16,7 @@ export const screens: Partial<Record<Resolved['type'], Loader>> = {
 /** Console screens at fixed paths (not content routes of the API). */
 export const fixedScreens: Record<string, () => Promise<{ default: Component }>> = {
   '/profile': () => import('./profile/Profile.svelte'),
+  '/account/password': () => import('./account/Password.svelte'),
+  '/account/preferences': () => import('./account/Preferences.svelte'),
   '/search': () => import('./search/SearchNotice.svelte'),
 };

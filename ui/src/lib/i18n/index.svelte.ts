@@ -29,7 +29,7 @@ function initial(): Lang {
   return nav.toLowerCase().startsWith('ru') ? 'ru' : 'en';
 }
 
-export const i18n = $state<{ lang: Lang }>({ lang: initial() });
+export const i18n = $state<{ lang: Lang; timeZone: string | undefined }>({ lang: initial(), timeZone: undefined });
 
 /** Switches the interface language and remembers it on this browser. */
 export function setLang(lang: Lang): void {
@@ -49,7 +49,8 @@ export function t(key: TextKey, vars?: Record<string, string | number>): string 
 export function formatDate(value: string | Date, withTime = false): string {
   const d = typeof value === 'string' ? new Date(value) : value;
   if (Number.isNaN(d.getTime())) return String(value);
-  return new Intl.DateTimeFormat(i18n.lang, withTime ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium' }).format(d);
+  const style: Intl.DateTimeFormatOptions = withTime ? { dateStyle: 'medium', timeStyle: 'short' } : { dateStyle: 'medium' };
+  return new Intl.DateTimeFormat(i18n.lang, { ...style, timeZone: i18n.timeZone }).format(d);
 }
 
 /** A number as the user's language writes it. */

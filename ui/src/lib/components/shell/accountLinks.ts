@@ -6,4 +6,7 @@ import type { TextKey } from '../../i18n/index.svelte';
 
 export type AccountLink = { href: string; label: TextKey };
 
-export const accountLinks: AccountLink[] = [];
+export const accountLinks: AccountLink[] = [
+  { href: '/account/password', label: 'account.password.title' },
+  { href: '/account/preferences', label: 'account.prefs.title' },
+];
