@@ -41,6 +41,7 @@ func (a *app) registerPlatform(api huma.API) {
 // mail, event receivers with the outbox dispatcher, and the live hub.
 func (a *app) buildPlatform() {
 	a.jobs = jobs.New(a.db)
+	a.jobs.Lease, a.jobs.Heartbeat = a.cfg.JobLease, a.cfg.JobHeartbeat
 	a.jobs.UsePrincipals(a.users.SystemPrincipal, func(ctx context.Context, id string) (*auth.Principal, error) {
 		acc, err := a.users.AccountByID(ctx, id)
 		if err != nil {
