@@ -21,6 +21,7 @@ import (
 	"coreportal/internal/bus"
 	"coreportal/internal/config"
 	"coreportal/internal/directory"
+	"coreportal/internal/idempotency"
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
@@ -44,6 +45,7 @@ type app struct {
 	db       *store.DB
 	bus      bus.Bus
 	platform // jobs, services, mail, events, live (platform.go)
+	idem     *idempotency.Keys
 	settings *settings.Store
 	licence  *licence.Service
 	release  *release.Service
@@ -154,6 +156,7 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 	a.configureSessions()
 	a.connect()
 	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run)
+	a.buildIdempotency()
 	a.buildAccess()
 	if err := a.openBlobs(ctx); err != nil {
 		return nil, err
@@ -205,6 +208,7 @@ func (a *app) routes() http.Handler {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
+	idempotency.Document(api.OpenAPI())
 	a.registerPlatform(api)
 	a.registerRelease(api)
 
@@ -247,6 +251,7 @@ func (a *app) routes() http.Handler {
 		a.licenceWarning,
 		a.readOnlyGate,
 		a.maintenanceGate(),
+		a.idem.Middleware,
 	)
 }
 
