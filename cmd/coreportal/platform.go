@@ -56,6 +56,7 @@ func (a *app) buildPlatform() {
 	a.mail = mail.New(a.services, a.jobs, a.cfg)
 	a.events = events.New(a.db, a.jobs, a.mail, a.users)
 	a.live = live.NewHub(a.bus)
+	a.live.Linger = live.ReplayWindow // reconnects with Last-Event-ID find their events here
 	a.workers = append(a.workers,
 		a.jobs.Run,
 		a.events.Dispatch,
