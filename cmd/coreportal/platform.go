@@ -59,6 +59,7 @@ func (a *app) buildPlatform() {
 	a.live.Linger = live.ReplayWindow // reconnects with Last-Event-ID find their events here
 	a.workers = append(a.workers,
 		a.jobs.Run,
+		a.sweepLeftovers,
 		a.events.Dispatch,
 		func(ctx context.Context) { a.services.Schedule(ctx, 10*time.Second) },
 	)
