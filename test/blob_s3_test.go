@@ -117,8 +117,28 @@ func TestBlobS3Outage(t *testing.T) {
 		s := kit.Start(t, kit.Backends(t)[0], srv.Env()...)
 		a := s.Admin(t)
 		a.Do(t, "GET", s.URL+"/ready", nil).Expect(t, 200)
+		lib := newLibFixture(t, s, "outage")
+		file := lib.put(t, a, "", "kept.bin", bytes.Repeat([]byte("kept "), 1000), 201)
+		f := newListFixture(t, s, "outlist")
+		f.create(t, a, map[string]any{"title": "with a file"})
+		att := a.Upload(t, "POST", f.path("/items/1/attachments"), "file", "a.bin", []byte("attached"), nil).Expect(t, 201).Map(t)
 		srv.Close()
+		time.Sleep(1600 * time.Millisecond) // the last ready answer was cached
+		began := time.Now()
 		r := s.Anon().Do(t, "GET", s.URL+"/ready", nil).Expect(t, 503, "UNAVAILABLE")
+		if took := time.Since(began); took > time.Second {
+			t.Fatalf("ready took %s during the outage", took)
+		}
+		// downloads answer 503 before any header, never a 200 that breaks off
+		resp, body := lib.get(t, a, num(file), nil)
+		if resp.StatusCode != 503 || !strings.Contains(string(body), "UNAVAILABLE") {
+			t.Fatalf("file download during the outage: %d %q", resp.StatusCode, body)
+		}
+		resp, _ = lib.get(t, a, num(file), map[string]string{"Range": "bytes=10-20"})
+		if resp.StatusCode != 503 {
+			t.Fatalf("range download during the outage: %d", resp.StatusCode)
+		}
+		a.Do(t, "GET", "/attachments/"+att["id"].(string)+"/download", nil).Expect(t, 503, "UNAVAILABLE")
 		if f, _ := r.Error.Details["failing"].([]any); len(f) != 1 || f[0] != "blobs" {
 			t.Fatalf("ready during outage: %s", r.Raw)
 		}

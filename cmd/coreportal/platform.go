@@ -41,6 +41,7 @@ func (a *app) registerPlatform(api huma.API) {
 // mail, event receivers with the outbox dispatcher, and the live hub.
 func (a *app) buildPlatform() {
 	a.jobs = jobs.New(a.db)
+	a.jobs.Lease, a.jobs.Heartbeat = a.cfg.JobLease, a.cfg.JobHeartbeat
 	a.jobs.UsePrincipals(a.users.SystemPrincipal, func(ctx context.Context, id string) (*auth.Principal, error) {
 		acc, err := a.users.AccountByID(ctx, id)
 		if err != nil {
@@ -55,8 +56,10 @@ func (a *app) buildPlatform() {
 	a.mail = mail.New(a.services, a.jobs, a.cfg)
 	a.events = events.New(a.db, a.jobs, a.mail, a.users)
 	a.live = live.NewHub(a.bus)
+	a.live.Linger = live.ReplayWindow // reconnects with Last-Event-ID find their events here
 	a.workers = append(a.workers,
 		a.jobs.Run,
+		a.sweepLeftovers,
 		a.events.Dispatch,
 		func(ctx context.Context) { a.services.Schedule(ctx, 10*time.Second) },
 	)

@@ -22,6 +22,7 @@ import (
 	"coreportal/internal/config"
 	"coreportal/internal/console"
 	"coreportal/internal/directory"
+	"coreportal/internal/idempotency"
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
 	"coreportal/internal/lists"
@@ -45,6 +46,7 @@ type app struct {
 	db       *store.DB
 	bus      bus.Bus
 	platform // jobs, services, mail, events, live (platform.go)
+	idem     *idempotency.Keys
 	settings *settings.Store
 	licence  *licence.Service
 	release  *release.Service
@@ -155,6 +157,7 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 	a.configureSessions()
 	a.connect()
 	a.loops = append(a.loops, a.users.Listen, a.auth.Revocations().Run)
+	a.buildIdempotency()
 	a.buildAccess()
 	if err := a.openBlobs(ctx); err != nil {
 		return nil, err
@@ -206,6 +209,7 @@ func (a *app) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
+	idempotency.Document(api.OpenAPI())
 	a.registerPlatform(api)
 	a.registerRelease(api)
 
@@ -254,6 +258,7 @@ func (a *app) routes() (http.Handler, error) {
 		a.licenceWarning,
 		a.readOnlyGate,
 		a.maintenanceGate(),
+		a.idem.Middleware,
 	), nil
 }
 

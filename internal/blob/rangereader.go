@@ -88,3 +88,28 @@ func (r *RangeReader) Close() error {
 	r.rc = nil
 	return err
 }
+
+// Prepare opens the key at offset now, before an answer's headers are sent,
+// so that a store that cannot be reached is a 503 (Unreachable) rather than
+// a 200 whose body breaks off. The next Read at offset uses it.
+func (r *RangeReader) Prepare(offset int64) error {
+	if offset >= r.size {
+		return nil
+	}
+	if r.rc != nil && r.rcOff == offset {
+		return nil
+	}
+	if r.rc != nil {
+		_ = r.rc.Close()
+		r.rc = nil
+	}
+	rc, err := r.store.GetRange(r.ctx, r.key, offset, -1)
+	if errors.Is(err, ErrNotFound) {
+		return fmt.Errorf("content is missing from the blob store: %w", err)
+	}
+	if err != nil {
+		return Unreachable(err)
+	}
+	r.rc, r.rcOff = rc, offset
+	return nil
+}

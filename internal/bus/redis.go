@@ -2,9 +2,12 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,6 +26,7 @@ type Redis struct {
 	refs map[string]int
 	done chan struct{}
 	brk  *breaker
+	gaps atomic.Uint64
 }
 
 // NewRedis connects lazily to the redis:// URL: the service starts while
@@ -46,11 +50,41 @@ func NewRedis(url string) (*Redis, error) {
 
 func (r *Redis) loop() {
 	defer close(r.done)
-	ch := r.ps.Channel(redis.WithChannelSize(1024), redis.WithChannelHealthCheckInterval(10*time.Second))
-	for m := range ch {
-		r.local.Deliver(m.Channel[len(r.prefix):], []byte(m.Payload))
+	lost := false
+	for {
+		msg, err := r.ps.ReceiveTimeout(context.Background(), 10*time.Second)
+		if err != nil {
+			if errors.Is(err, redis.ErrClosed) {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				// quiet: a PING finds a connection that died without a word
+				_ = r.ps.Ping(context.Background())
+				continue
+			}
+			// the connection broke: messages published until the next
+			// subscription confirmation are missed (Gaps counts them)
+			lost = true
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		switch m := msg.(type) {
+		case *redis.Message:
+			r.local.Deliver(m.Channel[len(r.prefix):], []byte(m.Payload))
+		case *redis.Subscription:
+			if lost && m.Kind == "subscribe" {
+				lost = false
+				r.gaps.Add(1)
+			}
+		}
 	}
 }
+
+// Gaps counts how often the subscription was lost and re-established:
+// messages published in between did not arrive here. A consumer that sees
+// it change tells its own clients to catch up (live: a resync event).
+func (r *Redis) Gaps() uint64 { return r.gaps.Load() }
 
 // publishTimeout bounds one PUBLISH: callers must never wait on a dead Redis.
 const publishTimeout = time.Second

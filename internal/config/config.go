@@ -73,6 +73,14 @@ type Config struct {
 	IdleTimeout time.Duration
 	// TestSaveDelay slows every list item save (test hook, never set in production).
 	TestSaveDelay time.Duration
+	// JobLease is how long a claimed job stays with its worker without a
+	// heartbeat; JobHeartbeat is how often a worker renews the leases of
+	// the jobs it runs (CORE_JOB_LEASE, CORE_JOB_HEARTBEAT).
+	JobLease     time.Duration
+	JobHeartbeat time.Duration
+	// UploadSweepAge is the age past which unfinished multipart uploads and
+	// temporary files of interrupted writes are removed (CORE_UPLOAD_SWEEP_AGE).
+	UploadSweepAge time.Duration
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -131,6 +139,9 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	c.LiveMaxStreams = intVar(env("CORE_LIVE_MAX_STREAMS", "1000"), "CORE_LIVE_MAX_STREAMS", &errs)
 	c.LiveMaxStreamsPerUser = intVar(env("CORE_LIVE_MAX_STREAMS_PER_USER", "20"), "CORE_LIVE_MAX_STREAMS_PER_USER", &errs)
 	c.LiveRecheck = durVar(env("CORE_LIVE_RECHECK_INTERVAL", "30s"), "CORE_LIVE_RECHECK_INTERVAL", &errs)
+	c.JobLease = durVar(env("CORE_JOB_LEASE", "30s"), "CORE_JOB_LEASE", &errs)
+	c.JobHeartbeat = durVar(env("CORE_JOB_HEARTBEAT", "10s"), "CORE_JOB_HEARTBEAT", &errs)
+	c.UploadSweepAge = durVar(env("CORE_UPLOAD_SWEEP_AGE", "24h"), "CORE_UPLOAD_SWEEP_AGE", &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
 	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))
@@ -239,6 +250,12 @@ func (c Config) validate() []error {
 	}
 	if c.MaxUploadBytes <= 0 {
 		errs = append(errs, errors.New("CORE_MAX_UPLOAD_MB: must be positive"))
+	}
+	if c.UploadSweepAge <= 0 {
+		errs = append(errs, errors.New("CORE_UPLOAD_SWEEP_AGE: must be positive"))
+	}
+	if c.JobHeartbeat < 100*time.Millisecond || c.JobLease < 2*c.JobHeartbeat {
+		errs = append(errs, errors.New("CORE_JOB_HEARTBEAT, CORE_JOB_LEASE: the heartbeat must be at least 100ms and the lease at least twice the heartbeat"))
 	}
 	return errs
 }

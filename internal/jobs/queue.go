@@ -38,9 +38,17 @@ type Queue struct {
 	Concurrency int
 	// Poll is the idle wait between claims when nothing was due (default 1s).
 	Poll time.Duration
-	// Lease bounds a job's run; a running job older than that is reclaimed by
-	// the reaper of any worker. Handlers get a ctx that ends with the lease.
+	// Lease is how long a claimed job stays with its worker without a
+	// renewal; the worker renews it every Heartbeat while the handler runs,
+	// and the reaper of any worker hands a job whose lease ran out (its
+	// worker died) to another worker.
 	Lease time.Duration
+	// Heartbeat is how often the leases of running jobs are renewed (default 10s).
+	Heartbeat time.Duration
+	// Quiet bounds how long a handler may run without reporting Progress
+	// (default 5 min): then its ctx ends and its lease is no longer renewed,
+	// so a hung handler cannot hold a job for ever.
+	Quiet time.Duration
 	// Backoff is the base of the exponential retry delay (default 2s: 2s, 4s, 8s …, capped at 1h).
 	Backoff time.Duration
 	// Grace is how long running jobs may finish after Run's ctx ends before
@@ -87,7 +95,7 @@ func New(db *store.DB) *Queue {
 	host, _ := os.Hostname()
 	return &Queue{
 		db: db, st: &jobStore{db: db}, handlers: map[string]HandlerFunc{},
-		Concurrency: 8, Poll: time.Second, Lease: 5 * time.Minute, Backoff: 2 * time.Second, Grace: 20 * time.Second,
+		Concurrency: 8, Poll: time.Second, Lease: 30 * time.Second, Heartbeat: 10 * time.Second, Quiet: 5 * time.Minute, Backoff: 2 * time.Second, Grace: 20 * time.Second,
 		wake:   make(chan struct{}, 1),
 		worker: host + "/" + strconv.Itoa(os.Getpid()) + "/" + uuid.NewString()[:8],
 		now:    time.Now,
@@ -224,7 +232,7 @@ func (q *Queue) Run(ctx context.Context) {
 	slots := make(chan struct{}, n)
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	reapEvery := min(max(q.Lease/4, time.Second), time.Minute)
+	reapEvery := min(max(q.Lease/6, 200*time.Millisecond), time.Minute)
 	lastReap := time.Time{}
 	for ctx.Err() == nil {
 		if q.Holding(ctx) {
@@ -306,16 +314,22 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 	h := q.handlers[j.Type]
 	q.mu.RUnlock()
 	log := slog.With("jobId", j.ID, "jobType", j.Type, "attempt", j.Attempts)
-	// The handler must finish within the lease, or the reaper gives the job to
-	// another worker. On shutdown it gets Grace to finish (a mail half sent
-	// and then retried would arrive twice).
-	runCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.Lease)
-	defer cancel()
+	// The handler keeps its lease while this worker heart-beats; when the
+	// lease was taken over (this worker stalled past it) or the handler went
+	// quiet, its ctx ends. On shutdown it gets Grace to finish (a mail half
+	// sent and then retried would arrive twice).
+	base, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	defer cancel(nil)
+	run := &running{cancel: cancel}
+	run.touch()
+	runCtx := context.WithValue(base, runKey{}, run)
+	stopBeat := q.heartbeat(runCtx, j, run, log)
+	defer stopBeat()
 	var grace *time.Timer
 	var graceMu sync.Mutex
 	stop := context.AfterFunc(ctx, func() {
 		graceMu.Lock()
-		grace = time.AfterFunc(q.Grace, cancel)
+		grace = time.AfterFunc(q.Grace, func() { cancel(errShutdown) })
 		graceMu.Unlock()
 	})
 	defer func() {
@@ -329,6 +343,7 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 	began := time.Now()
 	result, err := q.invoke(runCtx, h, j)
 	elapsed := time.Since(began)
+	stopBeat()
 	// Record the outcome even while shutting down.
 	doneCtx, doneCancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer doneCancel()
@@ -356,7 +371,7 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 	}
 	if err != nil {
 		log.Error("record job outcome", "err", err)
-	} else if !held {
+	} else if !held && !run.lost.Load() {
 		log.Warn("job outcome dropped: the lease had expired and the job was handed to another worker")
 	}
 }
@@ -437,6 +452,16 @@ func (q *Queue) Progress(ctx context.Context, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode job progress: %w", err)
 	}
-	_, err = q.st.progress(context.WithoutCancel(ctx), id, q.worker, raw)
-	return err
+	held, err := q.st.progress(context.WithoutCancel(ctx), id, q.worker, raw)
+	if err != nil {
+		return err
+	}
+	if run, ok := ctx.Value(runKey{}).(*running); ok {
+		if held {
+			run.touch()
+		} else {
+			run.takenOver(ctx, slog.With("jobId", id))
+		}
+	}
+	return nil
 }

@@ -124,6 +124,12 @@ func (s *jobStore) progress(ctx context.Context, id, worker string, result []byt
 	return affected(res, err)
 }
 
+// renew extends the lease of a running job held by worker.
+func (s *jobStore) renew(ctx context.Context, id, worker string, until time.Time) (bool, error) {
+	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET locked_until = ? WHERE id = ? AND status = 'running' AND locked_by = ?`, until, id, worker)
+	return affected(res, err)
+}
+
 func (s *jobStore) fail(ctx context.Context, id, worker, msg string, now time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE jobs SET status = 'failed', error = ?, completed_at = ?, locked_by = NULL, locked_until = NULL
 		WHERE id = ? AND status = 'running' AND locked_by = ?`, cleanText(msg), now, id, worker)

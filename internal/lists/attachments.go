@@ -129,7 +129,7 @@ func (s *Service) Download(ctx context.Context, p *auth.Principal, id string) (I
 	}
 	rc, err := s.blobs.Get(ctx, a.blobKey)
 	if err != nil {
-		return ItemAttachment{}, nil, fmt.Errorf("open attachment: %w", err)
+		return ItemAttachment{}, nil, fmt.Errorf("open attachment: %w", blob.Unreachable(err))
 	}
 	return a, blob.NewRangeReader(ctx, s.blobs, a.blobKey, a.Size, rc), nil
 }

@@ -42,6 +42,10 @@ type Hub struct {
 	MaxStreams        int
 	MaxStreamsPerUser int
 	limits            streamLimits
+	// Linger keeps a list's subscription and replay window this long after
+	// its last stream left (0: dropped at once), so that a client
+	// reconnecting to this instance with Last-Event-ID finds its events.
+	Linger time.Duration
 
 	hmu       sync.Mutex
 	checkedAt time.Time
@@ -60,6 +64,8 @@ type listSub struct {
 	clients map[*client]struct{}
 	cancel  func()
 	done    chan struct{}
+	ring    ring
+	idle    *time.Timer // linger after the last client left
 }
 
 type client struct {
@@ -68,21 +74,26 @@ type client struct {
 }
 
 type delivery struct {
-	n     int64
-	frame []byte // the whole SSE event, built once per message for every client
+	n      int64
+	frame  []byte // the whole SSE event, built once per message for every client
+	resync bool   // for every client of the list, whatever items it watches
 }
 
-// wire is what travels on the bus.
+// wire is what travels on the bus: an item's change, or a resync of the list.
 type wire struct {
-	N    int64           `json:"n"`
-	Data json.RawMessage `json:"data"`
+	ID     string          `json:"id,omitempty"`
+	N      int64           `json:"n,omitempty"`
+	Data   json.RawMessage `json:"data,omitempty"`
+	Resync bool            `json:"resync,omitempty"`
 }
 
 // NewHub builds the hub on b.
 func NewHub(b bus.Bus) *Hub {
-	return &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second,
+	h := &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second,
 		RecheckInterval: 30 * time.Second, MaxStreams: 1000, MaxStreamsPerUser: 20,
 		lists: map[string]*listSub{}, closing: make(chan struct{})}
+	go h.watchGaps()
+	return h
 }
 
 // healthy is the shared bus's health, checked at most once per HealthInterval for all streams.
@@ -107,17 +118,31 @@ func topic(listID string) string { return "live.list." + listKey(listID) }
 // PublishItem sends an item_updated event (data per SPEC.md Events 5:
 // {listId, item}) to every instance; the lists capability calls it after commit.
 func (h *Hub) PublishItem(ctx context.Context, listID string, itemNumber int64, item any) error {
+	msg, err := ItemMessage(listID, itemNumber, item)
+	if err != nil {
+		return err
+	}
+	return h.Send(ctx, listID, msg)
+}
+
+// ItemMessage encodes an item_updated event once, with its event id.
+func ItemMessage(listID string, itemNumber int64, item any) ([]byte, error) {
 	data, err := json.Marshal(struct {
 		ListID string `json:"listId"`
 		Item   any    `json:"item"`
 	}{listID, item})
 	if err != nil {
-		return fmt.Errorf("encode live item: %w", err)
+		return nil, fmt.Errorf("encode live item: %w", err)
 	}
-	msg, err := json.Marshal(wire{N: itemNumber, Data: data})
+	msg, err := json.Marshal(wire{ID: eventIDs(), N: itemNumber, Data: data})
 	if err != nil {
-		return fmt.Errorf("encode live message: %w", err)
+		return nil, fmt.Errorf("encode live message: %w", err)
 	}
+	return msg, nil
+}
+
+// Send publishes an encoded message of the list to every instance.
+func (h *Hub) Send(ctx context.Context, listID string, msg []byte) error {
 	return h.bus.Publish(ctx, topic(listID), msg)
 }
 
@@ -156,9 +181,13 @@ func (h *Hub) join(listID string, ids []int64) *client {
 	ls := h.lists[listID]
 	if ls == nil {
 		msgs, cancel := h.bus.Subscribe(topic(listID))
-		ls = &listSub{clients: map[*client]struct{}{}, cancel: cancel, done: make(chan struct{})}
+		ls = &listSub{clients: map[*client]struct{}{}, cancel: cancel, done: make(chan struct{}), ring: ring{gen: h.gaps()}}
 		h.lists[listID] = ls
 		go h.fanOut(listID, ls, msgs)
+	}
+	if ls.idle != nil {
+		ls.idle.Stop()
+		ls.idle = nil
 	}
 	ls.clients[c] = struct{}{}
 	return c
@@ -172,11 +201,31 @@ func (h *Hub) leave(listID string, c *client) {
 		return
 	}
 	delete(ls.clients, c)
-	if len(ls.clients) == 0 {
+	if len(ls.clients) > 0 {
+		return
+	}
+	drop := func() {
 		ls.cancel()
 		close(ls.done)
 		delete(h.lists, listID)
 	}
+	select {
+	case <-h.closing:
+		drop()
+		return
+	default:
+	}
+	if h.Linger <= 0 {
+		drop()
+		return
+	}
+	ls.idle = time.AfterFunc(h.Linger, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.lists[listID] == ls && len(ls.clients) == 0 {
+			drop()
+		}
+	})
 }
 
 // fanOut hands each message of a list to the local clients watching the item.
@@ -194,11 +243,28 @@ func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
 			slog.Warn("live: bad message on the bus", "list", listID, "err", err)
 			continue
 		}
+		if m.Resync {
+			h.mu.Lock()
+			if h.lists[listID] == ls {
+				h.broadcast(ls, delivery{resync: true, frame: resyncFrame(listID)})
+			}
+			h.mu.Unlock()
+			continue
+		}
 		d := delivery{n: m.N, frame: fmt.Appendf(nil, "event: %s\ndata: %s\n\n", EventItemUpdated, m.Data)}
+		if m.ID != "" {
+			d.frame = fmt.Appendf(nil, "event: %s\ndata: %s\nid: %s\n\n", EventItemUpdated, m.Data, m.ID)
+		}
 		h.mu.Lock()
 		if h.lists[listID] != ls {
 			h.mu.Unlock()
 			return
+		}
+		if m.ID != "" {
+			if g := h.gaps(); ls.ring.gen != g {
+				ls.ring = ring{gen: g}
+			}
+			ls.ring.add(kept{id: m.ID, at: time.Now(), d: d})
 		}
 		for c := range ls.clients {
 			if _, ok := c.ids[m.N]; !ok {
@@ -268,6 +334,15 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, wt Watch) error {
 	if _, err := fmt.Fprint(w, "retry: 5000\n\n"); err != nil {
 		return err
 	}
+	if last := r.Header.Get("Last-Event-ID"); last != "" {
+		for _, d := range h.replay(listID, c, last) {
+			if d.resync || canView == nil || canView(ctx, d.n) {
+				if _, err := w.Write(d.frame); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	if err := rc.Flush(); err != nil {
 		return err
 	}
@@ -311,7 +386,7 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, wt Watch) error {
 			// this saves a system call per event
 			wrote := false
 			for {
-				if canView == nil || canView(ctx, d.n) {
+				if d.resync || canView == nil || canView(ctx, d.n) {
 					if _, err := w.Write(d.frame); err != nil {
 						return err
 					}

@@ -18,8 +18,9 @@ import (
 )
 
 type sse struct {
-	lines chan string
-	resp  *http.Response
+	lines  chan string
+	resp   *http.Response
+	lastID string // the last "id:" line next skipped
 }
 
 func open(t *testing.T, url string) *sse {
@@ -55,6 +56,10 @@ func (s *sse) next(t *testing.T, within time.Duration) string {
 		case l, ok := <-s.lines:
 			if !ok {
 				t.Fatal("stream closed")
+			}
+			if id, ok := strings.CutPrefix(l, "id: "); ok {
+				s.lastID = id
+				continue
 			}
 			if l == "" || strings.HasPrefix(l, "retry:") {
 				continue

@@ -89,6 +89,9 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) err
 	if err == nil {
 		err = tx.flush(txCtx)
 	}
+	if h, ok := ctx.Value(commitHookKey{}).(func(context.Context) error); ok && err == nil {
+		err = h(txCtx)
+	}
 	if err != nil {
 		_ = tx.tx.Rollback()
 		if tx.failed != nil {
@@ -121,3 +124,14 @@ func runGuarded(ctx context.Context, tx *Tx, fn func(context.Context, *Tx) error
 // InTransaction reports whether ctx carries a transaction (caches must not be
 // read or filled from inside one: it may see uncommitted changes).
 func InTransaction(ctx context.Context) bool { return txFrom(ctx) != nil }
+
+type commitHookKey struct{}
+
+// WithCommitHook returns a ctx whose outermost transactions run hook as
+// their last statement before COMMIT, in the transaction: what hook writes
+// is committed exactly when the transaction's own writes are (an
+// idempotency key marks that its request saved something). An error of hook
+// rolls the transaction back.
+func WithCommitHook(ctx context.Context, hook func(ctx context.Context) error) context.Context {
+	return context.WithValue(ctx, commitHookKey{}, hook)
+}

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -58,5 +60,42 @@ func TestReady(t *testing.T) {
 				t.Fatalf("probe error leaked: %s", w.Body)
 			}
 		})
+	}
+}
+
+// TestReadyFastAndCached: a dependency that never answers (and ignores its
+// ctx) still gets a 503 naming it within a second, and probes of requests
+// close together share one run.
+func TestReadyFastAndCached(t *testing.T) {
+	var calls atomic.Int32
+	stuck := func(context.Context) error { calls.Add(1); time.Sleep(3 * time.Second); return nil }
+	var dbCalls atomic.Int32
+	db := func(context.Context) error { dbCalls.Add(1); return nil }
+	h := Ready(nil, Check{"database", db}, Check{"blobs", stuck})
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			began := time.Now()
+			w := httptest.NewRecorder()
+			h(w, httptest.NewRequest(http.MethodGet, "/ready", nil))
+			if took := time.Since(began); took > time.Second {
+				t.Errorf("request %d took %s", i, took)
+			}
+			if w.Code != 503 || !strings.Contains(w.Body.String(), `"failing":["blobs"]`) {
+				t.Errorf("request %d: %d %s", i, w.Code, w.Body)
+			}
+		}()
+	}
+	wg.Wait()
+	if calls.Load() != 1 || dbCalls.Load() != 1 {
+		t.Fatalf("probes run %d and %d times for three requests within the cache period", calls.Load(), dbCalls.Load())
+	}
+	time.Sleep(readyCache)
+	w := httptest.NewRecorder()
+	h(w, httptest.NewRequest(http.MethodGet, "/ready", nil))
+	if dbCalls.Load() != 2 {
+		t.Fatalf("the cached result outlived its period: %d database probes", dbCalls.Load())
 	}
 }

@@ -204,7 +204,13 @@ func rangeHeader(ranges []ByteRange) string {
 // header first reduced by PlanRanges, so an answer never carries more bytes
 // than about the content itself. size is the length of content; the
 // caller sets Content-Type and the other headers first.
+//
+// When content can open itself ahead (Prepare, as blob.RangeReader does), a
+// GET opens it at the first byte it will send before any header is written,
+// so a store that cannot be reached answers its error (503) instead of a 200
+// whose body breaks off.
 func ServeContent(w http.ResponseWriter, r *http.Request, modified time.Time, content io.ReadSeeker, size int64) {
+	first := int64(0)
 	if h := r.Header.Get("Range"); h != "" {
 		r = r.Clone(r.Context())
 		plan := PlanRanges(h, size)
@@ -217,6 +223,13 @@ func ServeContent(w http.ResponseWriter, r *http.Request, modified time.Time, co
 			r.Header.Set("Range", "bytes="+strconv.FormatInt(size, 10)+"-")
 		case RangePartial:
 			r.Header.Set("Range", rangeHeader(plan.Ranges))
+			first = plan.Ranges[0].Start
+		}
+	}
+	if p, ok := content.(interface{ Prepare(offset int64) error }); ok && r.Method == http.MethodGet {
+		if err := p.Prepare(first); err != nil {
+			WriteError(w, r, err)
+			return
 		}
 	}
 	http.ServeContent(w, r, "", modified, content)
