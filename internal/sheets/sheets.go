@@ -6,6 +6,8 @@
 package sheets
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -82,14 +84,23 @@ func limitErr(format string, args ...any) error {
 var ErrFormat = errors.New("the file is not a readable CSV or XLSX file")
 
 // Open detects the format of the file (XLSX by its zip signature, CSV
-// otherwise) and returns its reader, positioned after the header row.
-func Open(r io.ReaderAt, size int64, lim Limits) (Reader, error) {
-	head := make([]byte, 4)
-	n, _ := r.ReadAt(head, 0)
-	if n == 4 && string(head) == "PK\x03\x04" {
-		return openXLSX(r, size, lim)
+// otherwise) and returns its reader, positioned after the header row. A
+// CSV file is read as a stream; an XLSX file is read into memory first (its
+// zip directory sits at its end), at most maxBytes.
+func Open(r io.Reader, maxBytes int64, lim Limits) (Reader, error) {
+	br := bufio.NewReaderSize(r, sniffBytes)
+	head, _ := br.Peek(4)
+	if string(head) == "PK\x03\x04" {
+		b, err := io.ReadAll(io.LimitReader(br, maxBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("read workbook: %w", err)
+		}
+		if int64(len(b)) > maxBytes {
+			return nil, limitErr("the workbook is larger than %d bytes", maxBytes)
+		}
+		return openXLSX(bytes.NewReader(b), int64(len(b)), lim)
 	}
-	return openCSV(io.NewSectionReader(r, 0, size), lim)
+	return openCSV(br, lim)
 }
 
 // trimCells trims a header.
