@@ -3,11 +3,15 @@ package lists
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 
+	"coreportal/internal/acl"
+	"coreportal/internal/auth"
 	"coreportal/internal/field"
 	"coreportal/internal/sheets"
+	"coreportal/internal/store"
 )
 
 // importRow is one row ready for quick edit: an update of item (> 0) or a create.
@@ -187,7 +191,7 @@ func (ru *importRun) save(ctx context.Context, batch []importRow) error {
 		crs = append(crs, QuickCreate{ClientRowID: id, FieldValues: b.values})
 		byLine[id] = b
 	}
-	res, err := ru.s.QuickEdit(ctx, ru.p, ru.sc.list.ID, ups, crs)
+	res, err := ru.s.quickBatch(ctx, ru.p, ru.sc.list.ID, ups, crs)
 	if err != nil {
 		return err
 	}
@@ -230,4 +234,31 @@ func (ru *importRun) columnOf(fieldID string) string {
 		return f.Title
 	}
 	return fieldID
+}
+
+// quickBatch saves a batch as quick edit does, in one transaction (one
+// commit for the batch instead of one per row). Rows that fail validation
+// or rights write nothing and are reported; any other failure rolls the
+// batch back, and it is saved again by quick edit row by row.
+func (s *Service) quickBatch(ctx context.Context, p *auth.Principal, listID string, ups []QuickUpdate, crs []QuickCreate) (QuickResult, error) {
+	ctx = asViewer(ctx, p)
+	sc, err := s.open(ctx, p, listID, acl.View)
+	if err != nil {
+		return QuickResult{}, err
+	}
+	var res QuickResult
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		var err error
+		res, err = s.quickRows(ctx, p, sc, ups, crs, true)
+		return err
+	})
+	if err == nil {
+		s.itemsChanged(ctx, listID)
+		return res, nil
+	}
+	if ctx.Err() != nil {
+		return QuickResult{}, err
+	}
+	slog.WarnContext(ctx, "import batch rolled back; saving its rows one by one", "list", listID, "err", err)
+	return s.QuickEdit(ctx, p, listID, ups, crs)
 }

@@ -196,7 +196,7 @@ func (c *csvReader) record() ([]string, error) {
 		return nil, err
 	}
 	c.guard.mark = c.guard.read
-	c.line++
+	c.line, _ = c.r.FieldPos(0)
 	if len(rec) > c.lim.MaxColumns {
 		return nil, limitErr("row %d has %d columns, more than %d", c.line, len(rec), c.lim.MaxColumns)
 	}
