@@ -4,6 +4,7 @@
 //	go run ./bench/lists seed -db <…> -n 100000          # the list to export
 //	go run ./bench/sheets export -db <…> -format xlsx    # or csv
 //	go run ./bench/sheets import -db <…> -n 100000       # a CSV of n rows into a new list
+//	go run ./bench/sheets write -format xlsx -n 1000000  # the file writer alone, synthetic rows
 //
 // export writes the default view of the "bench" list (node "bench") as the
 // administrator to a counting writer and prints rows, bytes, seconds and
@@ -38,6 +39,7 @@ import (
 	"coreportal/internal/jobs"
 	"coreportal/internal/lists"
 	"coreportal/internal/nodes"
+	"coreportal/internal/sheets"
 	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
@@ -137,6 +139,8 @@ func main() {
 		line = export(ctx, e, *format)
 	case "import":
 		line = importRows(ctx, e, *n, dir)
+	case "write":
+		line = write(*format, *n)
 	default:
 		fmt.Fprintln(os.Stderr, "unknown command", os.Args[1])
 		os.Exit(2)
@@ -208,4 +212,29 @@ func importRows(ctx context.Context, e *env, n int, dir string) string {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+}
+
+// write measures the file writer alone: n synthetic rows of 10 typed cells.
+func write(format string, n int) string {
+	var c counter
+	header := []string{"Title", "Name", "Amount", "Due", "Status", "Flag", "Code", "Score", "At", "Notes"}
+	w, err := sheets.NewWriter(format, &c, "Bench", header)
+	benchkit.Must(err)
+	base := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	row := make([]sheets.Cell, len(header))
+	for i := 0; i < n; i++ {
+		row[0] = sheets.Cell{Text: fmt.Sprintf("alpha beta %d", i)}
+		row[1] = sheets.Cell{Text: "gamma delta"}
+		row[2] = sheets.Cell{Kind: sheets.Number, Num: float64(i % 10000)}
+		row[3] = sheets.Cell{Kind: sheets.Date, Time: base.AddDate(0, 0, i%3000)}
+		row[4] = sheets.Cell{Text: "open"}
+		row[5] = sheets.Cell{Kind: sheets.Bool, Bool: i%2 == 0}
+		row[6] = sheets.Cell{Text: fmt.Sprintf("C-%06d", i)}
+		row[7] = sheets.Cell{Kind: sheets.Number, Num: float64(i%997) / 10}
+		row[8] = sheets.Cell{Kind: sheets.DateTime, Time: base.Add(time.Duration(i) * time.Minute)}
+		row[9] = sheets.Cell{Text: "отчёт заявка договор"}
+		benchkit.Must(w.Row(row))
+	}
+	benchkit.Must(w.Close())
+	return fmt.Sprintf("write %s: %d rows, %.1f MB", format, n, float64(c.n)/1e6)
 }

@@ -1,6 +1,7 @@
 package sheets
 
 import (
+	"archive/zip"
 	"bufio"
 	"encoding/csv"
 	"fmt"
@@ -160,7 +161,11 @@ func (x *xlsxWriter) Close() error {
 	if err := x.sw.Flush(); err != nil {
 		return fmt.Errorf("flush xlsx: %w", err)
 	}
-	if _, err := x.f.WriteTo(x.w); err != nil {
+	// the package is zipped straight into w: excelize's WriteTo would
+	// first build the whole file in memory
+	direct := zip.NewWriter(x.w)
+	x.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return direct })
+	if _, err := x.f.WriteTo(io.Discard); err != nil {
 		return fmt.Errorf("write xlsx: %w", err)
 	}
 	return nil
