@@ -3,7 +3,6 @@ package lists
 import (
 	"context"
 	"fmt"
-	"html"
 	"io"
 	"strings"
 	"time"
@@ -143,9 +142,8 @@ func sheetName(title string) string {
 	return t
 }
 
-// exportCell is a value as a person reads it: numbers, dates and booleans
-// typed, several entries joined with "; ", persons and lookups by display,
-// links as their URL, HTML as plain text.
+// exportCell is a value as a person reads it (sheets.ValueCell); the item
+// number and the Created and Modified columns come from the item itself.
 func exportCell(f *field.Def, it *Item) sheets.Cell {
 	switch f.ID {
 	case "id":
@@ -155,54 +153,5 @@ func exportCell(f *field.Def, it *Item) sheets.Cell {
 	case "__updated_at":
 		return sheets.Cell{Kind: sheets.DateTime, Time: it.UpdatedAt.Truncate(time.Second)}
 	}
-	v := it.Values[f.ID]
-	if v == nil {
-		return sheets.Cell{}
-	}
-	switch f.Type {
-	case field.Number:
-		switch n := v.(type) {
-		case float64:
-			return sheets.Cell{Kind: sheets.Number, Num: n}
-		case int64:
-			return sheets.Cell{Kind: sheets.Number, Num: float64(n)}
-		}
-	case field.Boolean:
-		if b, ok := v.(bool); ok {
-			return sheets.Cell{Kind: sheets.Bool, Bool: b}
-		}
-	case field.Date:
-		if s, ok := v.(string); ok {
-			if t, err := time.Parse(time.DateOnly, s); err == nil {
-				return sheets.Cell{Kind: sheets.Date, Time: t}
-			}
-		}
-	case field.DateTime:
-		if s, ok := v.(string); ok {
-			if t, ok := field.ParseDateTime(s); ok {
-				return sheets.Cell{Kind: sheets.DateTime, Time: t.Truncate(time.Second)}
-			}
-		}
-	case field.Choice:
-		return sheets.Cell{Text: strings.Join(field.ChoiceList(v), "; ")}
-	case field.Person:
-		var names []string
-		for _, x := range field.Subjects(v) {
-			names = append(names, x.Display)
-		}
-		return sheets.Cell{Text: strings.Join(names, "; ")}
-	case field.Lookup:
-		var names []string
-		for _, x := range field.Lookups(v) {
-			names = append(names, x.Display)
-		}
-		return sheets.Cell{Text: strings.Join(names, "; ")}
-	case field.Link:
-		l, _ := field.LinkOf(v)
-		return sheets.Cell{Text: l.URL}
-	case field.HTMLText:
-		s, _ := v.(string)
-		return sheets.Cell{Text: strings.TrimSpace(html.UnescapeString(field.PlainText(s)))}
-	}
-	return sheets.Cell{Text: fmt.Sprint(v)}
+	return sheets.ValueCell(f.Type, it.Values[f.ID])
 }
