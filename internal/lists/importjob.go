@@ -31,7 +31,6 @@ const (
 	checkpointRows = 2000
 	// MaxReportErrors bounds the error report of one import.
 	MaxReportErrors = 100_000
-	importRunBudget = 2 * time.Minute
 	statusErrors    = 20
 )
 
@@ -241,7 +240,7 @@ func (ru *importRun) run(ctx context.Context) error {
 			}
 			batch, ru.st.NextLine = batch[:0], line
 			sinceCheckpoint = ru.afterSave(ctx, sinceCheckpoint)
-			if time.Since(began) > importRunBudget {
+			if time.Since(began) > ru.s.runBudget() {
 				if err := ru.checkpoint(ctx); err != nil {
 					return err
 				}
@@ -335,4 +334,10 @@ func (s *Service) expireUpload(ctx context.Context, j *jobs.Job) (any, error) {
 		return nil, err
 	}
 	return nil, nil
+}
+
+// runBudget is how long one run of an import may last: the job's lease
+// less a margin for the last batch and the checkpoint (at least a minute).
+func (s *Service) runBudget() time.Duration {
+	return max(s.jobs.Lease-90*time.Second, time.Minute)
 }
