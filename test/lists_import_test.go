@@ -246,4 +246,3 @@ func TestListsImportIntoList(t *testing.T) {
 		})
 	})
 }
-
