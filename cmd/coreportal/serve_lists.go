@@ -17,6 +17,7 @@ func (a *app) buildLists() error {
 	a.lists = lists.NewService(a.db, a.acl, a.nodes)
 	a.lists.UseBlobs(a.blobs, a.cfg.MaxUploadBytes)
 	a.lists.UseBus(a.bus)
+	a.lists.UseJobs(a.jobs)
 	if a.cfg.TestSaveDelay > 0 {
 		slog.Warn("test hook CORE_TEST_SAVE_DELAY is set: every list item save is slowed", "delay", a.cfg.TestSaveDelay.String())
 		a.lists.SlowSaves(a.cfg.TestSaveDelay)
@@ -57,5 +58,6 @@ func (b listBin) PurgeWhere(ctx context.Context, kind, scopeID string) error {
 // mountLists adds the lists routes that are plain net/http handlers (streamed bodies).
 func (a *app) mountLists(mux *http.ServeMux, h *lists.Handler) {
 	h.Mount(mux)
+	h.MountSheets(mux)
 	h.MountLive(mux, a.live, a.auth.Recheck)
 }

@@ -97,3 +97,6 @@ func (linkKind) Filter(f *Def, op string, o Operand) (string, []any, error) {
 }
 
 func (linkKind) SortExpr(f *Def) string { return f.CI() }
+
+// LinkOf reads a link value (stored or decoded form).
+func LinkOf(v any) (LinkValue, bool) { return asLink(v) }

@@ -27,6 +27,7 @@ const refDoc = " fileRef is the file's number in the library or its guid; a malf
 
 // Register adds the Huma operations.
 func (h *Handler) Register(api huma.API) {
+	h.registerExport(api)
 	web.Register(api, op(http.MethodGet, "/libraries", "listLibraries", "Libraries of a node", "View on the node; libraries the caller cannot view are left out."), h.libraries)
 	web.Register(api, web.Answers(op(http.MethodPost, "/libraries", "createLibrary", "Create a library",
 		"Edit on the node. Slug: lowercase letters, digits, hyphens; unique per node among libraries (409)."), http.StatusCreated), h.create)

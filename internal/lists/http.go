@@ -51,6 +51,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, adminOp(http.MethodPatch, "/lists/{listId}/views/{viewId}", "updateView", "Change a view", "config merges by top-level key: the keys given replace the stored ones, null resets a key to its default, absent keys stay."), h.updateView)
 	web.Register(api, adminOp(http.MethodDelete, "/lists/{listId}/views/{viewId}", "deleteView", "Delete a view", "The default view cannot be deleted (400)."), h.deleteView)
 	h.registerItems(api)
+	h.registerSheets(api)
 	h.documentStreams(api)
 }
 

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/google/uuid"
-
 	"coreportal/internal/acl"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
@@ -113,87 +111,17 @@ func (s *Service) ListItems(ctx context.Context, p *auth.Principal, listID strin
 	if in.Page > maxPage {
 		return nil, ListMeta{}, fault.Validation("page", "page must be at most %d", maxPage)
 	}
-	var v *ListView
-	if in.ViewID != "" {
-		if _, err := uuid.Parse(in.ViewID); err != nil {
-			return nil, ListMeta{}, fault.Validation("viewId", "viewId must be a UUID")
-		}
-		if v, err = s.viewOf(ctx, listID, in.ViewID); err != nil {
-			return nil, ListMeta{}, err
-		}
-	} else if v, err = s.st.defaultView(ctx, listID); err != nil {
-		if !store.IsNotFound(err) {
-			return nil, ListMeta{}, err
-		}
-		v = &ListView{ListID: listID, IsDefault: true, Config: DefaultViewConfig()}
+	l, err := s.listingOf(ctx, p, sc, in)
+	if err != nil {
+		return nil, ListMeta{}, err
 	}
+	v, keys, groupBy, order, userFilter, ex := l.view, l.keys, l.groupBy, l.order, l.userFilter, l.ex
+	viewSQL, userSQL, q := l.viewSQL, l.userSQL, l.q
+	inView, inViewArgs, where, args := l.inView, l.inViewArgs, l.where, l.args
 	page := max(in.Page, 1)
 	limit := in.Limit
 	if limit < 1 || limit > 500 {
 		limit = v.Config.PageSize
-	}
-	sortRaw, sortName := in.Sort, "sort"
-	if strings.TrimSpace(in.OrderBy) != "" {
-		sortRaw, sortName = in.OrderBy, "orderBy"
-	}
-	keys, err := query.ParseSort(sortName, sortRaw)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	if keys == nil {
-		keys = v.Config.Sort
-	}
-	var groupBy *field.Def
-	if v.Config.GroupBy != nil {
-		if f, ok := sc.resolve(v.Config.GroupBy.Column); ok {
-			groupBy = f
-			keys = append([]query.SortKey{{Column: f.ID, Direction: "asc"}}, keys...)
-		}
-	}
-	// lookup displays in filters and sorts reach only the target rows the
-	// caller can view
-	resolve := s.viewResolve(ctx, p, sc)
-	order, err := query.OrderBy(sortName, keys, resolve)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	userFilter, err := query.ParseFilter("filter", in.Filter)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	op := field.Operand{UserID: p.UserID, Today: today()}
-	viewSQL, viewArgs, err := v.Config.Filter.SQL("viewId", resolve, op)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	userSQL, userArgs, err := userFilter.SQL("filter", resolve, op)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	visSQL, visArgs, ex, err := s.visibilityEx(ctx, p, sc)
-	if err != nil {
-		return nil, ListMeta{}, err
-	}
-	q := strings.TrimSpace(in.Q)
-	if len([]rune(q)) > maxQ {
-		return nil, ListMeta{}, fault.Validation("q", "q must have at most %d characters", maxQ)
-	}
-	inView := []string{visSQL}
-	inViewArgs := append([]any{}, visArgs...)
-	if viewSQL != "" {
-		inView = append(inView, viewSQL)
-		inViewArgs = append(inViewArgs, viewArgs...)
-	}
-	where := append([]string{}, inView...)
-	args := append([]any{}, inViewArgs...)
-	if userSQL != "" {
-		where = append(where, userSQL)
-		args = append(args, userArgs...)
-	}
-	if q != "" {
-		cond, qargs := s.qCondition(sc, q)
-		where = append(where, cond)
-		args = append(args, qargs...)
 	}
 	table := safeIdent(sc.list.Table)
 	whereSQL := strings.Join(where, " AND ")

@@ -69,6 +69,19 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 	if len(updates)+len(creates) > MaxQuickRows {
 		return QuickResult{}, fault.Validation("updates", "at most %d rows per quick edit", MaxQuickRows)
 	}
+	res, _ := s.quickRows(ctx, p, sc, updates, creates, false)
+	if ctx.Err() != nil {
+		slog.InfoContext(ctx, "quick edit cancelled: the client went away", "list", listID,
+			"saved", len(res.Updated)+len(res.Created), "rows", len(updates)+len(creates))
+	}
+	return res, nil
+}
+
+// quickRows saves the rows of a quick edit. Validation failures and missing
+// rights are reported per row; any other failure is reported per row too,
+// unless strict, where it ends the call with that error (the caller runs
+// the rows in one transaction and rolls it back).
+func (s *Service) quickRows(ctx context.Context, p *auth.Principal, sc *schema, updates []QuickUpdate, creates []QuickCreate, strict bool) (QuickResult, error) {
 	res := QuickResult{Updated: []QuickRow{}, Created: []QuickRow{}, Errors: []QuickError{}}
 	for _, u := range updates {
 		id := u.ID
@@ -80,15 +93,24 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 		}
 		it, err := s.findItem(ctx, sc, strconv.FormatInt(u.ID, 10))
 		if err != nil {
+			if strict && !fault.Is(err, fault.CodeNotFound) {
+				return res, err
+			}
 			rowErr(rowFailure(ctx, err, "item not found"))
 			continue
 		}
 		if err := s.acl.Require(ctx, p, itemRef(it.GUID), acl.Edit); err != nil {
+			if strict && !fault.Is(err, fault.CodeForbidden) && !fault.Is(err, fault.CodeNotFound) {
+				return res, err
+			}
 			rowErr(rowFailure(ctx, err, "edit right on this item is required"))
 			continue
 		}
 		errs, err := s.update(ctx, p, sc, it, u.FieldValues)
 		if err != nil {
+			if strict {
+				return res, err
+			}
 			rowErr(errText(ctx, err))
 			continue
 		}
@@ -100,42 +122,45 @@ func (s *Service) QuickEdit(ctx context.Context, p *auth.Principal, listID strin
 		}
 		res.Updated = append(res.Updated, QuickRow{ID: it.Number, FieldValues: it.Values})
 	}
-	if len(creates) > 0 {
-		// A failure to read the right fails every create row rather than
-		// the whole answer: the updates above are saved and reported.
-		lvl, lvlErr := s.acl.Level(ctx, p, listRef(listID))
-		for _, c := range creates {
-			rowErr := func(msg string) {
-				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: msg})
-			}
-			switch {
-			case ctx.Err() != nil:
-				rowErr(rowCancelled)
-				continue
-			case lvlErr != nil:
-				rowErr(errText(ctx, lvlErr))
-				continue
-			case lvl < acl.Add:
-				rowErr("add right on this list is required")
-				continue
-			}
-			it, errs, err := s.create(ctx, p, sc, c.FieldValues)
-			if err != nil {
-				rowErr(errText(ctx, err))
-				continue
-			}
-			if errs != nil {
-				for _, e := range errs {
-					res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), FieldID: orNull(e.FieldID), Message: e.Message})
-				}
-				continue
-			}
-			res.Created = append(res.Created, QuickRow{ClientRowID: c.ClientRowID, ID: it.Number, FieldValues: it.Values})
-		}
+	if len(creates) == 0 {
+		return res, nil
 	}
-	if ctx.Err() != nil {
-		slog.InfoContext(ctx, "quick edit cancelled: the client went away", "list", listID,
-			"saved", len(res.Updated)+len(res.Created), "rows", len(updates)+len(creates))
+	// A failure to read the right fails every create row rather than
+	// the whole answer: the updates above are saved and reported.
+	lvl, lvlErr := s.acl.Level(ctx, p, listRef(sc.list.ID))
+	if strict && lvlErr != nil {
+		return res, lvlErr
+	}
+	for _, c := range creates {
+		rowErr := func(msg string) {
+			res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: msg})
+		}
+		switch {
+		case ctx.Err() != nil:
+			rowErr(rowCancelled)
+			continue
+		case lvlErr != nil:
+			rowErr(errText(ctx, lvlErr))
+			continue
+		case lvl < acl.Add:
+			rowErr("add right on this list is required")
+			continue
+		}
+		it, errs, err := s.create(ctx, p, sc, c.FieldValues)
+		if err != nil {
+			if strict {
+				return res, err
+			}
+			rowErr(errText(ctx, err))
+			continue
+		}
+		if errs != nil {
+			for _, e := range errs {
+				res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), FieldID: orNull(e.FieldID), Message: e.Message})
+			}
+			continue
+		}
+		res.Created = append(res.Created, QuickRow{ClientRowID: c.ClientRowID, ID: it.Number, FieldValues: it.Values})
 	}
 	return res, nil
 }

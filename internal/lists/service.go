@@ -14,6 +14,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
+	"coreportal/internal/jobs"
 	"coreportal/internal/nodes"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
@@ -37,6 +38,7 @@ type Service struct {
 	saveDelay time.Duration // test hook (SlowSaves)
 	index     search.Index  // search index, nil when not wired
 	adhoc     *adhocIndexes
+	jobs      *jobs.Queue // imports (UseJobs)
 }
 
 // LibraryLookups is what lookups to document libraries need from the
