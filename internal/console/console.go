@@ -18,6 +18,20 @@ const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 's
 	"connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; " +
 	"frame-src 'self'; frame-ancestors 'none'"
 
+// RunnerPath is the page that runs a list form's script: the console embeds
+// it in an iframe with sandbox="allow-scripts" (an opaque origin, so the
+// script can neither call the API with the session nor read the console).
+// The page evaluates the administrator's script, which the console's CSP
+// forbids, so it has its own policy: scripts from the portal and eval, no
+// network, always sandboxed, framed only by the console.
+const RunnerPath = "/assets/form-runner.html"
+
+const runnerScript = "/assets/form-runner.js"
+
+// RunnerCSP is the Content-Security-Policy of RunnerPath.
+const RunnerCSP = "default-src 'none'; script-src 'self' 'unsafe-eval'; style-src 'self'; connect-src 'none'; " +
+	"form-action 'none'; base-uri 'none'; frame-ancestors 'self'; sandbox allow-scripts"
+
 // Handler answers the console; API paths that reach it are unknown routes.
 func Handler() http.Handler {
 	dist, err := fs.Sub(ui.Dist, "dist")
@@ -31,6 +45,13 @@ func Handler() http.Handler {
 		switch {
 		case strings.HasPrefix(p, "/api/") || p == "/api":
 			web.NotFound(w, r)
+		case p == RunnerPath || p == runnerScript:
+			// fixed names (not content-hashed): revalidated, never cached for good
+			if p == RunnerPath {
+				w.Header().Set("Content-Security-Policy", RunnerCSP)
+			}
+			w.Header().Set("Cache-Control", "no-cache")
+			files.ServeHTTP(w, r)
 		case strings.HasPrefix(p, "/assets/"):
 			w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
 			files.ServeHTTP(w, r)

@@ -11,7 +11,10 @@ type Loader = () => Promise<{ default: Component<ScreenProps> }>;
 export const screens: Partial<Record<Resolved['type'], Loader>> = {
   home: () => import('./home/Home.svelte'),
   node: () => import('./home/Home.svelte'),
+  list: () => import('./list/ListScreen.svelte'),
 };
 
 /** Console screens at fixed paths (not content routes of the API). */
-export const fixedScreens: Record<string, () => Promise<{ default: Component }>> = {};
+export const fixedScreens: Record<string, () => Promise<{ default: Component }>> = {
+  '/lists/new': () => import('./list/CreateList.svelte'),
+};
