@@ -19,6 +19,7 @@ export default {
   'error.forbidden.text': 'You do not have permission to open this page.',
   'error.notFound.title': 'Not found',
   'error.notFound.text': 'This page does not exist or you may not see it.',
+  'dialog.close': 'Close',
   'lang.label': 'Language',
   'lang.en': 'English',
   'lang.ru': 'Русский',

@@ -20,6 +20,7 @@ export default {
   'error.forbidden.text': 'У вас нет прав на эту страницу.',
   'error.notFound.title': 'Не найдено',
   'error.notFound.text': 'Такой страницы нет, или она вам недоступна.',
+  'dialog.close': 'Закрыть',
   'lang.label': 'Язык',
   'lang.en': 'English',
   'lang.ru': 'Русский',
