@@ -74,3 +74,31 @@ test('attachments: upload with progress, download, delete; history with changes'
   await dlg.getByRole('button', { name: 'Delete attachment hello.txt' }).click();
   await expect(dlg.getByText('No attachments.')).toBeVisible();
 });
+
+test('permissions of the list and of an item open in the one permissions dialog', async ({ page, adminApi }) => {
+  const l = await makeList(adminApi, 'perms');
+  await adminApi.post(`/lists/${l.listId}/items`, { fieldValues: { title: 'Guarded' } });
+  await open(page, `${l.path}?item=1`);
+  const item = page.getByRole('dialog', { name: 'Item 1' });
+  await item.getByRole('button', { name: 'Permissions' }).click();
+  const perms = page.getByRole('dialog', { name: /Item 1/ }).last();
+  await expect(perms).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(1);
+  await item.getByRole('button', { name: 'Close' }).click();
+  await page.getByRole('button', { name: 'Permissions' }).click();
+  await expect(page.getByRole('dialog', { name: /List perms/ })).toBeVisible();
+});
+
+test('the item form in Russian: required marks, axe, screenshots', async ({ page, adminApi }) => {
+  const l = await makeList(adminApi, 'ru', { amount: { type: 'number', required: true }, stage: { type: 'choice', settings: { choices: ['План', 'Факт'] } } });
+  await open(page, l.path);
+  await page.evaluate(() => localStorage.setItem('core.lang', 'ru'));
+  await page.goto(`${l.path}?mode=new`);
+  const dlg = page.getByRole('dialog', { name: 'Новый элемент' });
+  await dlg.getByRole('button', { name: 'Сохранить' }).click();
+  await expect(dlg.getByText('Поле «Amount» обязательно.')).toBeVisible();
+  await checkA11y(page, 'item form (ru)');
+  await screenshots(page, 'itemform', 'ru');
+  await page.evaluate(() => localStorage.setItem('core.lang', 'en'));
+});

@@ -5,7 +5,7 @@ export class Windowing {
   scrollTop = $state(0);
   viewport = $state(600);
 
-  constructor(readonly rowHeight: number, readonly overscan = 8) {}
+  constructor(readonly rowHeight: number, readonly overscan = 5) {}
 
   /** The rows to render of count, and the heights of the spacers around them. */
   range(count: number): { start: number; end: number; before: number; after: number } {

@@ -43,4 +43,5 @@ export default {
   'items.versions.field': 'Field',
   'items.versions.old': 'Before',
   'items.versions.new': 'After',
+  'items.permissions': 'Permissions',
 } as const satisfies Record<string, string>;

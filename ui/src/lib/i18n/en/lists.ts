@@ -86,4 +86,5 @@ export default {
   'lists.views.showActions': 'Show the actions column',
   'lists.views.hide': 'Hide from the view selector',
   'lists.views.default': 'Default view',
+  'lists.permissions': 'Permissions',
 } as const satisfies Record<string, string>;

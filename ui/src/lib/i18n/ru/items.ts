@@ -44,4 +44,5 @@ export default {
   'items.versions.field': 'Поле',
   'items.versions.old': 'Было',
   'items.versions.new': 'Стало',
+  'items.permissions': 'Права доступа',
 } as const satisfies Record<keyof typeof en, string>;

@@ -88,4 +88,5 @@ export default {
   'lists.views.showActions': 'Показывать столбец действий',
   'lists.views.hide': 'Скрыть из списка представлений',
   'lists.views.default': 'Представление по умолчанию',
+  'lists.permissions': 'Права доступа',
 } as const satisfies Record<keyof typeof en, string>;
