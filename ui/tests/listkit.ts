@@ -28,8 +28,13 @@ export async function makeList(api: Api, name: string, fields: Record<string, { 
 /** Opens path signed in as the administrator (signs in on the way when needed). */
 export async function open(page: Page, path: string): Promise<void> {
   await page.goto(path);
+  // The session check ends in the sign-in page or the screen; both have a heading.
+  await expect(page.getByRole('heading', { level: 1 }).first()).toBeVisible({ timeout: 15_000 });
   const login = page.getByLabel(/^(Login|Логин)$/);
-  if (await login.isVisible().catch(() => false)) await signIn(page, admin.login, admin.password);
+  if (await login.isVisible()) {
+    await signIn(page, admin.login, admin.password);
+    await expect(login).toHaveCount(0);
+  }
   await expect(page.getByRole('status').filter({ hasText: /Loading|Загрузка/ })).toHaveCount(0);
 }
 
