@@ -9,6 +9,7 @@ import (
 )
 
 func TestAccessNodes(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)

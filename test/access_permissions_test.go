@@ -10,6 +10,7 @@ import (
 )
 
 func TestAccessPermissions(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)
@@ -124,6 +125,7 @@ func TestAccessPermissions(t *testing.T) {
 }
 
 func TestAccessUsersPicker(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)

@@ -19,6 +19,7 @@ func resolve(t *testing.T, c *kit.Client, path string, status int) map[string]an
 }
 
 func TestAccessRoutes(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)
@@ -117,6 +118,7 @@ func TestAccessRoutes(t *testing.T) {
 }
 
 func TestAccessMenu(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)
@@ -255,6 +257,7 @@ func TestAccessMenu(t *testing.T) {
 }
 
 func TestAccessRecycleBin(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)

@@ -15,6 +15,7 @@ import (
 // the admin listing, non-canonical UUIDs in bodies never reach SQL, sortOrder
 // stays within int4, and menu links never reveal nodes the editor cannot view.
 func TestAccessSecurity(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		alice, aliceID := s.CreateUser(t, "alice", false)

@@ -17,6 +17,7 @@ import (
 // signed (an archive edited by hand, sums recomputed, is refused), restores
 // everything with the key, and everything but its secrets without it.
 func TestBackupSecretsWithKey(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		seedSecrets(t, s)
@@ -128,6 +129,7 @@ func TestBackupSecretsWithKey(t *testing.T) {
 // Without CORE_BACKUP_KEY the secrets are left out of the archive (the
 // record says so) and a restore must accept an unverified archive.
 func TestBackupWithoutKey(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		seedSecrets(t, s)
@@ -169,6 +171,7 @@ func TestBackupWithoutKey(t *testing.T) {
 // The data folder, the database files, the blobs and the archives are
 // readable by the service's account only, even under umask 0.
 func TestBackupPrivateFiles(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -213,6 +216,7 @@ func TestBackupPrivateFiles(t *testing.T) {
 // data/data/backups), shown as such; new installations back up daily and
 // keep 7 copies.
 func TestBackupCatalogueDefaults(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			abs := t.TempDir()

@@ -129,6 +129,7 @@ func checkWhole(t *testing.T, c *kit.Client, sd seeded, minItems int) {
 }
 
 func TestAdminBackup(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		catalogue := t.TempDir()

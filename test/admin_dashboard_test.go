@@ -78,6 +78,7 @@ func testMetrics(t *testing.T, adm *kit.Client, addr string) {
 	var fams map[string]*dto.MetricFamily
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		// /metrics is not an operation of the OpenAPI document: a plain client
 		resp, err := http.Get("http://" + addr + "/metrics")
 		if err != nil {
 			t.Fatal(err)

@@ -45,6 +45,7 @@ func multipartBody(t *testing.T, parts ...[3]string) (*bytes.Buffer, string) {
 // parts is refused (400) and stores neither the row nor the blob; other
 // extra parts are ignored as before.
 func TestAdminHardeningAttachmentOneFile(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "onefile")
 		f.create(t, f.admin, map[string]any{"title": "with attachment"})
@@ -88,6 +89,7 @@ func TestAdminHardeningAttachmentOneFile(t *testing.T) {
 // by its /64 (another address of the same /64 shares the budget, another
 // /64 does not).
 func TestAdminHardeningThrottle(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		_, _ = s.CreateUser(t, "sixfour", false)
 		for i := 0; i < 5; i++ {
@@ -111,6 +113,7 @@ func TestAdminHardeningThrottle(t *testing.T) {
 // version (a setting kept outside the service configs) and emptying the
 // search index. (update.start is checked in TestUpdate, where a vendor exists.)
 func TestAdminAuditAdminActions(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		before := adm.Do(t, "GET", "/admin/settings/release", nil).Expect(t, 200).Map(t)["installedReleaseVersion"]
@@ -141,6 +144,7 @@ func TestAdminAuditAdminActions(t *testing.T) {
 // resets (never the password), group create / update / members / delete,
 // recycle-bin restore and purge, a backup run and a backup deletion.
 func TestAdminAuditCoverage(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		expect := func(query string, want int) []map[string]any {

@@ -18,6 +18,7 @@ import (
 // restorable, uuid filters refuse malformed ids, and a restore refused by the
 // verification ends maintenance with nothing changed.
 func TestAdminInput(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 

@@ -14,18 +14,19 @@ import (
 // TestAdmin covers the administration capability (issue #14) on one server
 // per backend: audit log, application log, dashboard, metrics.
 func TestAdmin(t *testing.T) {
-	metricsAddr := kit.FreePort(t) // each backend's server is stopped before the next starts
-	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
-		adm := s.Admin(t)
-		backend := "sqlite"
-		if s.DBURL != "" {
-			backend = "postgres"
-		}
-		t.Run("audit", func(t *testing.T) { testAudit(t, s, adm) })
-		t.Run("logs", func(t *testing.T) { testAppLog(t, s, adm) })
-		t.Run("dashboard", func(t *testing.T) { testDashboard(t, s, adm, backend) })
-		t.Run("metrics", func(t *testing.T) { testMetrics(t, adm, metricsAddr) })
-	}, "CORE_ACCESS_LOG=true", "CORE_METRICS_ADDR="+metricsAddr)
+	t.Parallel()
+	for _, b := range kit.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			metricsAddr := kit.FreePort(t)
+			s := kit.Start(t, b, "CORE_ACCESS_LOG=true", "CORE_METRICS_ADDR="+metricsAddr)
+			adm := s.Admin(t)
+			t.Run("audit", func(t *testing.T) { testAudit(t, s, adm) })
+			t.Run("logs", func(t *testing.T) { testAppLog(t, s, adm) })
+			t.Run("dashboard", func(t *testing.T) { testDashboard(t, s, adm, b.Name) })
+			t.Run("metrics", func(t *testing.T) { testMetrics(t, adm, metricsAddr) })
+		})
+	}
 }
 
 func auditRows(t *testing.T, c *kit.Client, query string) ([]map[string]any, int) {

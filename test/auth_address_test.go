@@ -17,6 +17,7 @@ import (
 // session; unknown logins are slowed with a growing Retry-After, not
 // blocked for 15 minutes; the address is logged once with a hint.
 func TestAddressThrottle(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t) // admin signed in from 127.0.0.1
 		_, _ = s.CreateUser(t, "officer", false)

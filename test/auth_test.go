@@ -12,7 +12,10 @@ import (
 )
 
 func TestAuthentication(t *testing.T) {
-	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+	// Not parallel, one backend at a time: 24 correct sign-ins at once wait
+	// up to 5 s for the pair's slots (see the sign-in's description), which
+	// a machine busy hashing other tests' passwords can exceed.
+	kit.ForEachBackendInTurn(t, func(t *testing.T, s *kit.Server) {
 		anon := s.Anon()
 
 		t.Run("login returns token, expiry, card and cookie", func(t *testing.T) {
@@ -125,51 +128,93 @@ func TestAuthentication(t *testing.T) {
 	})
 }
 
-// TestCookieWrites: writes authenticated by the session cookie refuse a
-// foreign Origin and a body without Content-Type; bearer calls are unaffected.
+// TestCookieWrites: writes authenticated by the session cookie need the
+// header X-Requested-With: CorePortal, refuse a foreign Origin and a body
+// without Content-Type, and a refused write changes nothing; bearer calls
+// are unaffected.
 func TestCookieWrites(t *testing.T) {
-	s := kit.Start(t, kit.Backends(t)[0])
-	tok := s.Admin(t).Token
-	n := 0
-	send := func(origin, ct string, cookie bool) int {
-		n++
-		req, _ := http.NewRequest("POST", s.URL+"/api/v1/admin/users", strings.NewReader(fmt.Sprintf(`{"login":"cookie%d","password":"password-1"}`, n)))
-		if origin != "" {
-			req.Header.Set("Origin", origin)
-		}
-		if ct != "" {
-			req.Header.Set("Content-Type", ct)
-		}
-		if cookie {
-			req.AddCookie(&http.Cookie{Name: "core_token", Value: tok})
-		} else {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		return s.Anon().Send(t, req).Status
-	}
-	cases := []struct {
-		name   string
-		origin string
-		ct     string
-		cookie bool
-		want   int
-	}{
-		{"cookie, foreign origin", "https://evil.example", "application/json", true, 403},
-		{"cookie, no content type", "", "", true, 400},
-		{"cookie, same origin", s.URL, "application/json", true, 201},
-		{"bearer, no content type", "", "", false, 201},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if got := send(c.origin, c.ct, c.cookie); got != c.want {
-				t.Fatalf("status %d, want %d", got, c.want)
+	t.Parallel()
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		adm := s.Admin(t)
+		tok := adm.Token
+		n := 0
+		send := func(origin, ct, xrw string, cookie bool) (*kit.Response, string) {
+			n++
+			login := fmt.Sprintf("cookie%d", n)
+			req, _ := http.NewRequest("POST", s.URL+"/api/v1/admin/users", strings.NewReader(`{"login":"`+login+`","password":"password-1"}`))
+			if origin != "" {
+				req.Header.Set("Origin", origin)
 			}
+			if ct != "" {
+				req.Header.Set("Content-Type", ct)
+			}
+			if xrw != "" {
+				req.Header.Set("X-Requested-With", xrw)
+			}
+			if cookie {
+				req.AddCookie(&http.Cookie{Name: "core_token", Value: tok})
+			} else {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			return s.Anon().Send(t, req), login
+		}
+		cases := []struct {
+			name            string
+			origin, ct, xrw string
+			cookie          bool
+			want            int
+		}{
+			{"cookie, no header", "", "application/json", "", true, 403},
+			{"cookie, no header, same origin", s.URL, "application/json", "", true, 403},
+			{"cookie, another header value", "", "application/json", "XMLHttpRequest", true, 403},
+			{"cookie, foreign origin", "https://evil.example", "application/json", "CorePortal", true, 403},
+			{"cookie, no content type", "", "", "CorePortal", true, 400},
+			{"cookie, header", "", "application/json", "CorePortal", true, 201},
+			{"cookie, header and same origin", s.URL, "application/json", "CorePortal", true, 201},
+			{"bearer, no header, no content type", "", "", "", false, 201},
+		}
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				r, login := send(c.origin, c.ct, c.xrw, c.cookie)
+				if r.Status != c.want {
+					t.Fatalf("status %d, want %d: %s", r.Status, c.want, r.Raw)
+				}
+				if c.want == 403 && c.xrw == "" && (r.Error.Code != "FORBIDDEN" || r.Error.Details["header"] != "X-Requested-With" ||
+					!strings.Contains(r.Error.Message, "X-Requested-With: CorePortal")) {
+					t.Fatalf("refusal does not name the header: %s", r.Raw)
+				}
+				found := adm.Do(t, "GET", "/admin/users?q="+login, nil).Expect(t, 200).Meta["total"]
+				if created := found != float64(0); created != (c.want == 201) {
+					t.Fatalf("user %s created=%v after status %d", login, created, r.Status)
+				}
+			})
+		}
+		t.Run("sign-in with a stale cookie needs no header, sign-out does", func(t *testing.T) {
+			req, _ := http.NewRequest("POST", s.URL+"/api/v1/auth/login", strings.NewReader(`{"login":"admin","password":"`+kit.AdminPassword+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.AddCookie(&http.Cookie{Name: "core_token", Value: "stale"})
+			r := s.Anon().Send(t, req).Expect(t, 200)
+			var d struct{ Token string }
+			r.Into(t, &d)
+			out := func(hdr bool) *kit.Response {
+				req, _ := http.NewRequest("POST", s.URL+"/api/v1/auth/logout", nil)
+				req.AddCookie(&http.Cookie{Name: "core_token", Value: d.Token})
+				if hdr {
+					req.Header.Set("X-Requested-With", "CorePortal")
+				}
+				return s.Anon().Send(t, req)
+			}
+			out(false).Expect(t, 403, "FORBIDDEN")
+			(&kit.Client{S: s, Token: d.Token, HTTP: http.DefaultClient}).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+			out(true).Expect(t, 200)
+			(&kit.Client{S: s, Token: d.Token, HTTP: http.DefaultClient}).Do(t, "GET", "/auth/me", nil).Expect(t, 401)
 		})
-	}
+	})
 }
 
 // TestNULAndOddIDs: NUL characters and non-canonical UUIDs get 400/404, never 500.
 func TestNULAndOddIDs(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		s.Anon().Do(t, "POST", "/auth/login", `{"login":"a\u0000","password":"x"}`).Expect(t, 400, "VALIDATION_ERROR")
 		adm := s.Admin(t)

@@ -54,6 +54,7 @@ func expectOneLineError(t *testing.T, r cliResult, code int, want string) {
 // and exit 0; each command's help names its own flags and the configuration
 // flags; errors are one line on stderr with a non-zero exit.
 func TestCLIHelp(t *testing.T) {
+	t.Parallel()
 	commands := map[string][]string{
 		"serve": nil, "api": nil, "worker": nil, "migrate": nil, "version": nil, "backup-runner": nil,
 		"user create":       {"-login", "-password", "-display-name", "-email", "-admin"},
@@ -115,6 +116,7 @@ func TestCLIHelp(t *testing.T) {
 
 // TestCLIVersionStamp: the commit and build date given by -ldflags are printed.
 func TestCLIVersionStamp(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "coreportal")
 	build := exec.Command("go", "build", "-ldflags", "-X main.version=9.8.7 -X main.commit=0123abc -X main.buildDate=2026-11-27T10:00:00Z", "-o", bin, "./cmd/coreportal")
 	build.Dir = ".."
@@ -152,8 +154,10 @@ func cliUsers(t *testing.T, flags []string) map[string]cliUser {
 // session ends; backup --to writes, while the portal runs, an archive that
 // restore --from puts into a fresh database.
 func TestCLIUsersAndBackup(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			s := kit.Start(t, b)
 			flags := []string{"--data-dir", s.DataDir, "--database-url", s.DBURL}
 			r := runCLI(t, "", nil, append([]string{"user", "create", "--login", "jane", "--password", "jane-password-1", "--display-name", "Jane Doe"}, flags...)...)
@@ -219,6 +223,7 @@ func TestCLIUsersAndBackup(t *testing.T) {
 // {data_dir}/bootstrap-password (0600) and its path logged, never the
 // password itself.
 func TestBootstrapPasswordFile(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			s := kit.Start(t, b, "SEED_ADMIN_PASSWORD=")

@@ -12,7 +12,7 @@ import (
 
 // The console renders a core.html web part's properties.html as HTML, so the
 // API stores it sanitised; form scripts run in the runner page, which has its
-// own CSP (eval allowed, no network, always sandboxed).
+// own CSP (eval allowed, no network, always sandboxed) and loads the runner.
 func TestConsoleFormParts(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "formparts")
@@ -33,7 +33,7 @@ func TestConsoleFormParts(t *testing.T) {
 		}}}}
 		f.admin.Do(t, "PATCH", f.path(""), map[string]any{"formConfig": bad}).Expect(t, 400, "VALIDATION_ERROR")
 
-		resp, err := http.Get(s.URL + "/assets/form-runner.html")
+		resp, err := http.Get(s.URL + "/form-sandbox.html")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestConsoleFormParts(t *testing.T) {
 		_ = resp.Body.Close()
 		csp := resp.Header.Get("Content-Security-Policy")
 		if resp.StatusCode != 200 || !strings.Contains(csp, "sandbox allow-scripts") || !strings.Contains(csp, "connect-src 'none'") ||
-			!strings.Contains(string(body), "form-runner.js") {
+			!strings.Contains(string(body), "/assets/form-runner-") {
 			t.Fatalf("runner page: %d %q %s", resp.StatusCode, csp, body)
 		}
 	})

@@ -16,6 +16,7 @@ import (
 )
 
 func TestConventions(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		t.Run("health and version", func(t *testing.T) {
@@ -62,15 +63,7 @@ func TestConventions(t *testing.T) {
 					t.Errorf("openapi.json lacks %s", want)
 				}
 			}
-			resp, err = http.Get(s.URL + "/api/docs")
-			if err != nil {
-				t.Fatal(err)
-			}
-			page, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 || !strings.Contains(string(page), "openapi.json") {
-				t.Fatalf("docs page %d", resp.StatusCode)
-			}
+			checkReference(t, s)
 		})
 	})
 }
@@ -78,6 +71,7 @@ func TestConventions(t *testing.T) {
 // TestLicenceReadOnly ages the trial past 30 days and checks that writes
 // answer 423 while reads and sign-in keep working.
 func TestLicenceReadOnly(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL, dir := b.DatabaseURL(t), t.TempDir()
@@ -106,6 +100,7 @@ func TestLicenceReadOnly(t *testing.T) {
 }
 
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	s := kit.Start(t, kit.Backends(t)[0])
 	s.Admin(t).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
 	if err := s.Stop(); err != nil {
@@ -117,6 +112,7 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 func TestCommandLine(t *testing.T) {
+	t.Parallel()
 	bin := kit.Binary(t)
 	dir := t.TempDir()
 	run := func(stdin string, env []string, args ...string) (string, error) {

@@ -14,6 +14,7 @@ import (
 // TestComposeFile holds deploy/compose.yaml to the shape the README promises:
 // two API instances and one worker over PostgreSQL, Redis and an S3 store.
 func TestComposeFile(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Services map[string]struct {
 			Command     []string          `yaml:"command"`
@@ -49,6 +50,7 @@ func TestComposeFile(t *testing.T) {
 // healthy. It needs a Docker daemon and the base images; without them it
 // says why and skips.
 func TestDockerImage(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: no image build")
 	}

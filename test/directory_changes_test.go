@@ -17,6 +17,7 @@ import (
 // signing in first, the directory going down during sign-in and sync; the
 // connection comes from legacy LDAP_* variables moved once into settings.
 func TestDirectoryChanges(t *testing.T) {
+	t.Parallel()
 	needSlapd(t)
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {

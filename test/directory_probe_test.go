@@ -15,6 +15,7 @@ import (
 // "directory unavailable" while the log keeps the detail, and
 // CORE_DIRECTORY_ALLOWED_HOSTS refuses other hosts on save and at connect.
 func TestDirectoryProbe(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		closed := closedLoopbackPort(t)

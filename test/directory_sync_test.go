@@ -19,7 +19,7 @@ func avatar(t *testing.T, c *kit.Client, id string) (int, string, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", c.S.URL+"/api/v1/users/"+id+"/avatar", nil)
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.S.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func testBigSync(t *testing.T, s *kit.Server, admin *kit.Client) {
 	req, _ := http.NewRequest("GET", s.URL+"/api/v1/users/"+u12["id"].(string)+"/avatar", nil)
 	req.Header.Set("Authorization", "Bearer "+viewer.Token)
 	req.Header.Set("If-None-Match", etag)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

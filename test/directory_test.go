@@ -17,6 +17,7 @@ import (
 // sync of 1,000 users and 20 groups (twice), domain sign-in and directory
 // search against a real slapd, on both databases.
 func TestDirectory(t *testing.T) {
+	t.Parallel()
 	d := sharedSlapd(t)
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)

@@ -12,6 +12,7 @@ import (
 // who lacks the right on a resource that exists gets 403 FORBIDDEN, 404 only
 // when it does not exist. One table of resources x (missing, hidden).
 func TestForbiddenVersusNotFound(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		a := s.Admin(t)
 		stranger, _ := s.CreateUser(t, "nobody", false)

@@ -18,6 +18,7 @@ import (
 // control characters, sanitised HTML keeps no id or name, and routes answer
 // for a resource as its own GET does.
 func TestSmallHardening(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		t.Run("export-breaks", func(t *testing.T) { testExportBreaks(t, s, adm) })

@@ -110,7 +110,7 @@ func openLive(t *testing.T, s *kit.Server, token, path string) *liveStream {
 	req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1"+path, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.HTTPClient(t).Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 
 // TestHardSessionHeadersAndScripts: #9 item 2.
 func TestHardSessionHeadersAndScripts(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 
@@ -98,6 +99,7 @@ func TestHardSessionHeadersAndScripts(t *testing.T) {
 
 // TestHardSessionPasswordPolicy: #9 item 8.
 func TestHardSessionPasswordPolicy(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL := b.DatabaseURL(t)
@@ -164,8 +166,10 @@ func TestHardSessionPasswordPolicy(t *testing.T) {
 // 7 (Secure cookie) on two instances sharing one database without a shared
 // bus: throttle counters and revocations travel through the database.
 func TestHardSessionSignInAndSignOut(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			dbURL, dir := b.DatabaseURL(t), t.TempDir()
 			a := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1")
 			bb := kit.StartWith(t, dbURL, dir, "serve", "CORE_TRUSTED_PROXIES=127.0.0.1", "CORE_PUBLIC_URL=https://portal.example.com")
@@ -220,6 +224,7 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 				t3 := tokenOf(t, loginWith(t, bb, nil, "owner", "password-owner"))
 				req, _ := http.NewRequest("POST", bb.URL+"/api/v1/auth/logout", nil)
 				req.AddCookie(&http.Cookie{Name: "core_token", Value: t3})
+				req.Header.Set("X-Requested-With", "CorePortal")
 				bb.Anon().Send(t, req).Expect(t, 200)
 				bearer(bb, t3).Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
 				// after a restart the deny-list is read back from the database
@@ -279,6 +284,7 @@ func TestHardSessionSignInAndSignOut(t *testing.T) {
 
 // TestHardSessionLiveStreams: #9 item 5.
 func TestHardSessionLiveStreams(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "livechk")
 		f.create(t, f.admin, map[string]any{"title": "watched"})
@@ -350,6 +356,7 @@ func TestHardSessionLiveStreams(t *testing.T) {
 
 // TestHardSessionRecycleBinVisibility: #9 item 6.
 func TestHardSessionRecycleBinVisibility(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "binvis")
 		editor, editorID := userWithID(t, s, "bineditor")

@@ -16,6 +16,7 @@ import (
 // boundaries on delete and move, multipart parsing, UUID validation, upload
 // races, invalid ranges and name-collision answers.
 func TestLibrariesHardening(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		t.Run("isolated descendants", func(t *testing.T) { testLibraryIsolatedDescendants(t, s) })
 		t.Run("malformed ids", func(t *testing.T) { testLibraryMalformedIDs(t, s) })

@@ -16,6 +16,7 @@ import (
 // get the whole file with 200), and the zero-length suffix bytes=-0 is
 // unsatisfiable (416 with Content-Range: bytes */size).
 func TestDownloadRanges(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newLibFixture(t, s, "rangecap")
 		content := bytes.Repeat([]byte("abcdefghij"), 10_000) // 100 KB

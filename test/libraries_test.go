@@ -17,6 +17,7 @@ import (
 
 // TestLibraries runs every library rule on one server per backend (1 MB upload limit).
 func TestLibraries(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		t.Run("records", func(t *testing.T) { testLibraryRecords(t, s) })
 		t.Run("files", func(t *testing.T) { testLibraryFiles(t, s) })
@@ -32,25 +33,33 @@ func TestLibraries(t *testing.T) {
 // TestLibrariesS3 runs the rules that touch bytes with the blobs on an
 // S3-compatible server on loopback (gofakes3 in the test process).
 func TestLibrariesS3(t *testing.T) {
-	srv := blobtest.StartS3(t)
-	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
-		blobCounters.Store(s, func(t *testing.T) int {
-			n := 0
-			for _, k := range srv.Keys(t) {
-				if strings.HasPrefix(k, "libraries/") {
-					n++
-				}
-			}
-			return n
+	t.Parallel()
+	for _, b := range kit.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			srv := blobtest.StartS3(t) // one bucket per backend: the checks count its keys
+			testLibrariesS3(t, srv, kit.Start(t, b, append(srv.Env(), "CORE_MAX_UPLOAD_MB=1")...))
 		})
-		t.Run("files", func(t *testing.T) { testLibraryFiles(t, s) })
-		t.Run("download", func(t *testing.T) { testLibraryDownload(t, s) })
-		t.Run("versions", func(t *testing.T) { testLibraryVersions(t, s) })
-		t.Run("recycle", func(t *testing.T) { testLibraryRecycle(t, s) })
-		if ents, _ := os.ReadDir(filepath.Join(s.DataDir, "blobs", "libraries")); len(ents) != 0 {
-			t.Fatalf("library blobs written to the local folder: %v", ents)
+	}
+}
+
+func testLibrariesS3(t *testing.T, srv *blobtest.S3Server, s *kit.Server) {
+	blobCounters.Store(s, func(t *testing.T) int {
+		n := 0
+		for _, k := range srv.Keys(t) {
+			if strings.HasPrefix(k, "libraries/") {
+				n++
+			}
 		}
-	}, append(srv.Env(), "CORE_MAX_UPLOAD_MB=1")...)
+		return n
+	})
+	t.Run("files", func(t *testing.T) { testLibraryFiles(t, s) })
+	t.Run("download", func(t *testing.T) { testLibraryDownload(t, s) })
+	t.Run("versions", func(t *testing.T) { testLibraryVersions(t, s) })
+	t.Run("recycle", func(t *testing.T) { testLibraryRecycle(t, s) })
+	if ents, _ := os.ReadDir(filepath.Join(s.DataDir, "blobs", "libraries")); len(ents) != 0 {
+		t.Fatalf("library blobs written to the local folder: %v", ents)
+	}
 }
 
 func testLibraryRecords(t *testing.T, s *kit.Server) {

@@ -235,10 +235,10 @@ func setSetting(t testing.TB, dbURL, dataDir, key, value string) {
 
 // getJSON calls the API and tolerates a server that is restarting: it
 // returns ok=false instead of failing.
-func getJSON(c *kit.Client, path string, out any) (int, bool) {
+func getJSON(t *testing.T, c *kit.Client, path string, out any) (int, bool) {
 	req, _ := http.NewRequest("GET", c.S.URL+"/api/v1"+path, nil)
 	req.Header.Set("Authorization", "Bearer "+c.Token)
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := c.S.HTTPClient(t).Do(req)
 	if err != nil {
 		return 0, false
 	}
@@ -259,7 +259,7 @@ func waitUpdateJob(t *testing.T, c *kit.Client, id string) map[string]any {
 	var j map[string]any
 	for time.Now().Before(deadline) {
 		var cur map[string]any
-		if _, ok := getJSON(c, "/admin/update/jobs/"+id, &cur); ok {
+		if _, ok := getJSON(t, c, "/admin/update/jobs/"+id, &cur); ok {
 			j = cur
 			if j["status"] == "succeeded" || j["status"] == "failed" {
 				return j
@@ -277,7 +277,7 @@ func serverVersion(t *testing.T, c *kit.Client) string {
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		var v struct{ Version string }
-		if _, ok := getJSON(c, "/system/version", &v); ok {
+		if _, ok := getJSON(t, c, "/system/version", &v); ok {
 			return v.Version
 		}
 		time.Sleep(100 * time.Millisecond)

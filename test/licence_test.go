@@ -21,6 +21,7 @@ import (
 // key-file content, release settings from a RELEASE file, the runner token
 // on /internal while it is unset, and the blocked update reasons.
 func TestLicenceActivation(t *testing.T) {
+	t.Parallel()
 	vendor := newVendor(t)
 	office := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
@@ -183,6 +184,7 @@ func TestLicenceActivation(t *testing.T) {
 // `coreportal license activate --key-file` on the running portal's database
 // makes it writable again without a restart.
 func TestLicenceReadOnlyRecovery(t *testing.T) {
+	t.Parallel()
 	vendor := newVendor(t)
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -272,6 +274,8 @@ func waitLog(t *testing.T, s *kit.Server, text string) {
 // TestLicenceCluster: two instances share the database and a Redis bus; a
 // licence activated on one makes the other writable at once.
 func TestLicenceCluster(t *testing.T) {
+	t.Parallel()
+	lockRedisBus(t)
 	bus := "CORE_BUS_URL=" + redisURL(t)
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {

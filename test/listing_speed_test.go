@@ -19,6 +19,7 @@ import (
 // TestListingSpeed covers issue #16 on one server per backend: the item
 // number in sort/orderBy/filter, compressed JSON answers and ETag/304.
 func TestListingSpeed(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "speed")
 		a := f.admin

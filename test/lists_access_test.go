@@ -25,6 +25,7 @@ func listGrant(t *testing.T, a *kit.Client, typ, id, principal, level string, ex
 }
 
 func TestListsAccessPickersAttachments(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "acc")
 		a := f.admin

@@ -12,6 +12,7 @@ import (
 // table's triggers; every path that adds or removes items must keep it equal
 // to a real count (a filter that matches every item is counted by SQL).
 func TestListsItemCountsFollowEveryWrite(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "counts")
 		a := f.admin

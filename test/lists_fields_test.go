@@ -7,6 +7,7 @@ import (
 )
 
 func TestListsFieldsAndSettings(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "fields")
 		a := f.admin

@@ -10,6 +10,7 @@ import (
 )
 
 func TestListsFilterSortSearch(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "filters")
 		a := f.admin

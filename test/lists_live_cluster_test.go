@@ -7,11 +7,24 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"coreportal/test/kit"
 )
+
+// redisBus serialises the tests that run instances on the shared Redis at
+// TEST_REDIS_URL: its channels are not per database, so instances of two
+// such tests would receive each other's messages.
+var redisBus sync.Mutex
+
+// lockRedisBus holds the shared Redis for the rest of the test.
+func lockRedisBus(t *testing.T) {
+	t.Helper()
+	redisBus.Lock()
+	t.Cleanup(redisBus.Unlock)
+}
 
 func redisURL(t *testing.T) string {
 	u := os.Getenv("TEST_REDIS_URL")
@@ -29,6 +42,8 @@ func redisURL(t *testing.T) string {
 // instance B through the real /items/live route, and instance B's polling
 // fallback (sync-state) shows the same values.
 func TestLiveAcrossInstances(t *testing.T) {
+	t.Parallel()
+	lockRedisBus(t)
 	bus := "CORE_BUS_URL=" + redisURL(t)
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -44,7 +59,7 @@ func TestLiveAcrossInstances(t *testing.T) {
 			req, _ := http.NewRequestWithContext(ctx, "GET", bb.URL+"/api/v1"+f.path("/items/live?ids=1"), nil)
 			req.Header.Set("Accept", "text/event-stream")
 			req.Header.Set("Authorization", "Bearer "+onB.Token)
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := bb.HTTPClient(t).Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestListsLiveStream(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "live")
 		a := f.admin
@@ -22,7 +23,7 @@ func TestListsLiveStream(t *testing.T) {
 		req, _ := http.NewRequestWithContext(ctx, "GET", s.URL+"/api/v1"+f.path("/items/live?ids=1"), nil)
 		req.Header.Set("Accept", "text/event-stream")
 		req.AddCookie(&http.Cookie{Name: "core_token", Value: a.Token})
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := s.HTTPClient(t).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 // never sees its display, live or renamed, and cannot probe it with filters
 // or sorting (attack finding F1); item numbers stay.
 func TestListsLookupHiddenTargets(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		refs := newListFixture(t, s, "lkrefs")
 		a := refs.admin

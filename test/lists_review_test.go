@@ -9,6 +9,7 @@ import (
 
 // Rules found missing by the session-2 review of the lists capability.
 func TestListsReviewFields(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "rvf")
 		a := f.admin
@@ -121,6 +122,7 @@ func TestListsReviewFields(t *testing.T) {
 }
 
 func TestListsReviewListingViews(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "rvl")
 		a := f.admin

@@ -8,6 +8,7 @@ import (
 )
 
 func TestListsRoutesAndUploadLimit(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "routed")
 		a := f.admin

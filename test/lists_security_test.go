@@ -12,6 +12,7 @@ import (
 // TestListsSecurityReview covers the findings of the lists security review:
 // each subtest fails without its fix.
 func TestListsSecurityReview(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "sec")
 		a := f.admin

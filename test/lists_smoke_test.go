@@ -7,6 +7,7 @@ import (
 )
 
 func TestListsSmoke(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "smoke")
 		f.addField(t, "amount", "number", nil)

@@ -8,6 +8,7 @@ import (
 )
 
 func TestListsViewsQuickEditTightening(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "views")
 		a := f.admin

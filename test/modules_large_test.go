@@ -32,6 +32,7 @@ func largeList(key, slug string, n, views, selfAt int) map[string]any {
 // refused with 400 before anything is written: too many fields or views in
 // the package, or too many fields added to lists that exist.
 func TestModulesLarge(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		res := []map[string]any{node("nodes.big", "big")}

@@ -18,6 +18,7 @@ import (
 // rollback of a failing install, concurrent installs, vendor upload refusal,
 // licence entitlement and the audit trail.
 func TestModules(t *testing.T) {
+	t.Parallel()
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/catalog.json":
@@ -28,9 +29,10 @@ func TestModules(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer remote.Close()
+	t.Cleanup(remote.Close) // the backends run in parallel, after this function returns
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			catalog := t.TempDir()
 			extra := coremod(t, mod("vendor.extra", "1.0.0", nil, node("nodes.extra", "extra")))
 			forged := coremod(t, mod("vendor.forged", "1.0.0", nil, node("nodes.forged", "forged")))

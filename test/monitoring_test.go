@@ -19,6 +19,7 @@ import (
 // scrape reads the /metrics of addr as gauge values by name.
 func scrape(t *testing.T, addr string) map[string]float64 {
 	t.Helper()
+	// /metrics is not an operation of the OpenAPI document: a plain client
 	resp, err := http.Get("http://" + addr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +49,7 @@ func monitorBlock(t *testing.T, s *kit.Server, path string) map[string]any {
 // the licence gauges, /health and /ready the licence block and the version
 // (still 200), and writes carry a Warning header; reads do not.
 func TestLicenceMonitoring(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL, dataDir := b.DatabaseURL(t), t.TempDir()
@@ -87,6 +89,7 @@ func TestLicenceMonitoring(t *testing.T) {
 
 // TestLicenceMonitoringFarFromExpiry: a trial with 30 days left warns nobody.
 func TestLicenceMonitoringFarFromExpiry(t *testing.T) {
+	t.Parallel()
 	s := kit.Start(t, kit.Backends(t)[0])
 	if w := s.Admin(t).Do(t, "POST", "/nodes", map[string]any{"slug": "news", "title": "News"}).Expect(t, 201).Header.Get("Warning"); w != "" {
 		t.Fatalf("Warning with 30 days left: %q", w)
@@ -98,8 +101,10 @@ func TestLicenceMonitoringFarFromExpiry(t *testing.T) {
 // status, the bytes and the duration; /metrics carries the maintenance state,
 // the backup age and the search index size.
 func TestOperationsMetricsAndAccessLog(t *testing.T) {
+	t.Parallel()
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
 			metrics := kit.FreePort(t)
 			s := kit.Start(t, b, "CORE_METRICS_ADDR="+metrics, "CORE_ACCESS_LOG=true", "CORE_TRUSTED_PROXIES=127.0.0.1")
 			admin := s.Admin(t)

@@ -12,6 +12,7 @@ import (
 // TestPages covers issue #10 item 6 on both databases with one server per
 // backend: CRUD, sanitising, rights along page -> node, recycle bin, routes.
 func TestPages(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		editor, editorID := s.CreateUser(t, "edna", false)

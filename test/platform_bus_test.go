@@ -12,6 +12,8 @@ import (
 // user's token stops working on the other instance without waiting for its
 // 10 s cache), and the instances shut down in order.
 func TestPlatformRedisBusBetweenInstances(t *testing.T) {
+	t.Parallel()
+	lockRedisBus(t)
 	for _, b := range kit.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			dbURL, dir := b.DatabaseURL(t), t.TempDir()
@@ -39,6 +41,7 @@ func TestPlatformRedisBusBetweenInstances(t *testing.T) {
 
 // A shared bus that cannot be reached does not keep the service from starting.
 func TestPlatformStartsWithRedisDown(t *testing.T) {
+	t.Parallel()
 	s := kit.Start(t, kit.Backends(t)[0], "CORE_BUS_URL=redis://127.0.0.1:1/0")
 	s.Admin(t).Do(t, "GET", "/services", nil).Expect(t, 200)
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestPlatformEventReceivers(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		smtp := mailtest.StartT(t, mailtest.Options{})
 		admin := s.Admin(t)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPlatformJobsAndRetention(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		user, _ := s.CreateUser(t, "joe", false)
@@ -53,6 +54,7 @@ func TestPlatformJobsAndRetention(t *testing.T) {
 }
 
 func TestPlatformServices(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		user, _ := s.CreateUser(t, "ann", false)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPlatformSMTPSettingsAndMailSend(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		smtp := mailtest.StartT(t, mailtest.Options{User: "mailer", Password: "smtp-pass"})
 		admin := s.Admin(t)
@@ -123,6 +124,7 @@ func TestPlatformSMTPSettingsAndMailSend(t *testing.T) {
 
 // Without stored settings the SMTP_* variables apply.
 func TestPlatformSMTPEnvironmentFallback(t *testing.T) {
+	t.Parallel()
 	smtp := mailtest.StartT(t, mailtest.Options{})
 	for _, b := range kit.Backends(t)[:1] {
 		s := kit.Start(t, b, "SMTP_HOST="+smtp.Host, "SMTP_PORT="+strconv.Itoa(smtp.Port), "SMTP_FROM=Env Sender <env@example.com>")
@@ -142,6 +144,7 @@ func TestPlatformSMTPEnvironmentFallback(t *testing.T) {
 // A serve process and a worker process on one database share the queue and
 // never send a mail twice.
 func TestPlatformTwoWorkerProcesses(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		smtp := mailtest.StartT(t, mailtest.Options{Delay: 250 * time.Millisecond})
 		worker := kit.StartWith(t, s.DBURL, s.DataDir, "worker")

@@ -19,6 +19,7 @@ import (
 // entered for: changing host, port or user needs the password again (or an
 // explicit empty one), so an admin session cannot redirect the secret.
 func TestPlatformSMTPPasswordNotSentToNewServer(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		good := mailtest.StartT(t, mailtest.Options{User: "mailer", Password: "old-secret"})
 		evil := mailtest.StartT(t, mailtest.Options{User: "mailer", Password: "anything"})
@@ -85,6 +86,7 @@ func TestPlatformSMTPPasswordNotSentToNewServer(t *testing.T) {
 // reach SQL (PostgreSQL answered 500 to urn:uuid:...) and a scoped receiver
 // stores its list id in the form outbox events carry, so it fires.
 func TestPlatformNonCanonicalUUIDs(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		smtp := mailtest.StartT(t, mailtest.Options{})
 		admin := s.Admin(t)
@@ -172,6 +174,7 @@ func TestPlatformNonCanonicalUUIDs(t *testing.T) {
 // PATCH /services/notifications and PUT /admin/settings/smtp write the same
 // services row; run at the same time, neither is lost.
 func TestPlatformConcurrentServiceAndSMTPUpdates(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		smtp := mailtest.StartT(t, mailtest.Options{})
 		admin := s.Admin(t)

@@ -16,6 +16,7 @@ var envName = regexp.MustCompile(`"((?:CORE|SMTP|SEED|DATABASE|MODULE|AWS|LDAP)_
 // code: every variable the service reads is in .env.example and the README,
 // and the licence, contribution guide and changelog exist.
 func TestRepositoryDocumentsItself(t *testing.T) {
+	t.Parallel()
 	root := ".."
 	for _, f := range []string{"LICENSE", "CONTRIBUTING.md", "CHANGELOG.md", ".env.example", "README.md"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {

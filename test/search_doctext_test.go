@@ -49,6 +49,7 @@ func waitTextJobs(t *testing.T, admin *kit.Client) map[string][]map[string]any {
 // ran; a zip bomb fails its own job only; a new version replaces the text;
 // the crawler keeps the text.
 func TestSearchDocumentText(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		reader, readerID := s.CreateUser(t, "dtreader", false)

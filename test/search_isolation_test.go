@@ -25,6 +25,7 @@ func isolateNow(t *testing.T, f *libFixture, rec map[string]any) {
 // extraction runs. A user with view on the library then finds none of them,
 // by name or by content, and each answers 403, on both databases.
 func TestSearchHidesFilesIsolatedRightAfterUpload(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		reader, readerID := s.CreateUser(t, "isoreader", false)

@@ -11,6 +11,7 @@ import (
 // show in the paths of every result below them at once (issue #12), and a
 // crawl's job result reports its sources.
 func TestSearchPaths(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		f := newListFixture(t, s, "routes")

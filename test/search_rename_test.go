@@ -14,6 +14,7 @@ import (
 // re-indexes them (a job queued by the rename), so the new name finds them
 // and the old one no longer does.
 func TestSearchFollowsRenames(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		_, userID := s.CreateUser(t, "renamee", false)

@@ -43,6 +43,7 @@ func hasHit(hits []map[string]any, typ, title string) bool {
 // indexing on save and delete, rights in the query, stemming, phrases,
 // prefixes, snippets, searchEnabled, field deletion, clear and the crawler.
 func TestSearch(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		reader, readerID := s.CreateUser(t, "sreader", false)

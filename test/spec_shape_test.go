@@ -19,8 +19,9 @@ import (
 //   - body validation messages speak of properties and JSON types, never of
 //     Go internals.
 func TestSpecShape(t *testing.T) {
+	t.Parallel()
 	shapes := map[string][]string{}
-	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+	kit.ForEachBackendInTurn(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		backend := "sqlite"
 		if s.DBURL != "" {

@@ -12,6 +12,7 @@ import (
 // spreadsheet would run as a formula (here a failed sign-in's login), like
 // the survey XLSX export does.
 func TestSurveysAuditCSVInjection(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		login := `=HYPERLINK("http://evil.example/","click")`
 		s.Anon().Do(t, "POST", "/auth/login", map[string]any{"login": login, "password": "wrong-password"}).Expect(t, 401)

@@ -10,6 +10,7 @@ import (
 
 // TestSurveys runs the survey scenarios on one server per backend.
 func TestSurveys(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		node := mkNode(t, admin, "", "polls")

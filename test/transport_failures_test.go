@@ -20,6 +20,7 @@ import (
 // requests answer 503 UNAVAILABLE (not 500), the outage is logged once and
 // its end once, and the service recovers by itself (issue 9 item 11).
 func TestTransportDatabaseLoss(t *testing.T) {
+	t.Parallel()
 	forEachBackendParallel(t, func(t *testing.T, s *kit.Server) {
 		f := newListFixture(t, s, "dbloss")
 		admin := s.Admin(t)

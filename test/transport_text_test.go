@@ -13,6 +13,7 @@ import (
 // surrogates, stray bytes) are refused with 400 in every text parameter and
 // body field, on both databases, and nothing of them is stored (issue 9 item 9).
 func TestTransportInvalidText(t *testing.T) {
+	t.Parallel()
 	bad := map[string]string{
 		"NUL":             "a\x00b",
 		"overlong NUL":    "a\xc0\x80b",

@@ -21,6 +21,7 @@ const brokenRelease = "#!/bin/sh\ncase \"$1\" in migrate) exit 0;; esac\necho 'b
 // binary not healthy) and leaves the old version running; then a run whose
 // download is cut once resumes, installs 2.0.0 and restarts on it.
 func TestUpdateRunner(t *testing.T) {
+	t.Parallel()
 	v2 := secondBuild(t)
 	v2bytes, err := os.ReadFile(v2)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestUserAdministration(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		me := adm.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)

@@ -12,6 +12,7 @@ import (
 // the recycle bin: the service is available, and a run purges entries older
 // than its retention (30 days) and keeps newer ones.
 func TestRecycleBinService(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		adm := s.Admin(t)
 		f := newListFixture(t, s, "binsvc")

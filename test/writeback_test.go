@@ -115,6 +115,7 @@ func jsonNum(v any) string {
 // never change anything), unknown ones stay refused. New pairs are covered
 // as soon as they are served (a pair without a fixture fails the test).
 func TestWriteBack(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		pairs := writePairs(t, s)
@@ -225,6 +226,7 @@ func changed(before, after map[string]any) []string {
 // values (an id, the administrator flag under its GET name, the writer
 // counters, the password flag) are ignored, never written.
 func TestWriteBackReadOnlyChangesNothing(t *testing.T) {
+	t.Parallel()
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		admin := s.Admin(t)
 		user, userID := s.CreateUser(t, "plainuser", false)

@@ -67,7 +67,7 @@ func adhoc(ctx context.Context, e *env, seconds, clients int, dump string, level
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(web.Envelope[[]lists.ItemOut]{Success: true, Data: items, Meta: a.meta}); err != nil {
+		if err := enc.Encode(web.PagedEnvelope[[]lists.ItemOut, lists.SentListMeta]{Success: true, Data: items, Meta: a.meta}); err != nil {
 			return fmt.Errorf("encode the answer: %w", err)
 		}
 		body := buf.Bytes()

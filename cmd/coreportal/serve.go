@@ -201,8 +201,8 @@ func (a *app) close() {
 	a.db.Close()
 }
 
-// routes builds the HTTP handler of the API.
-func (a *app) routes() http.Handler {
+// routes builds the HTTP handler of the API and the web console.
+func (a *app) routes() (http.Handler, error) {
 	mux := http.NewServeMux()
 	api := web.NewAPI(mux, buildVersion())
 	api.UseMiddleware(auth.Policy(api))
@@ -222,6 +222,7 @@ func (a *app) routes() http.Handler {
 		sys,
 		auth.NewHandler(a.auth, func(ctx context.Context, id string) (any, error) { return a.users.Card(ctx, id) }),
 		users.NewHandler(a.users),
+		users.NewSelfHandler(a.users, a.auth),
 		listsHTTP,
 		directory.NewHandler(a.directory),
 		a.pagesHandler(),
@@ -232,7 +233,12 @@ func (a *app) routes() http.Handler {
 	for _, r := range append(a.accessHandlers(), a.adminHandlers()...) {
 		r.Register(api)
 	}
-	mux.Handle("/", console.Handler())
+	mux.HandleFunc("/", web.NotFound)
+	con, err := console.New(consoleBuild())
+	if err != nil {
+		return nil, err
+	}
+	con.Mount(mux)
 
 	return web.Chain(web.CaptureRoute(mux),
 		web.RequestID,
@@ -248,7 +254,7 @@ func (a *app) routes() http.Handler {
 		a.licenceWarning,
 		a.readOnlyGate,
 		a.maintenanceGate(),
-	)
+	), nil
 }
 
 func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) error {
@@ -281,9 +287,13 @@ func serve(ctx context.Context, cfg config.Config, withAPI, withWorker bool) err
 	}
 
 	startPprof(cfg.PprofAddr)
+	handler, err := a.routes()
+	if err != nil {
+		return err
+	}
 	srv := &http.Server{
 		Addr:    cfg.Addr,
-		Handler: a.routes(),
+		Handler: handler,
 		// No ReadTimeout or WriteTimeout: bodies are paced by web.BodyDeadline,
 		// and long requests and SSE streams must not be cut.
 		ReadHeaderTimeout: 10 * time.Second,

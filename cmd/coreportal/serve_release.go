@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"net/http"
-	"regexp"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -46,21 +44,11 @@ func (a *app) registerRelease(api huma.API) {
 	release.NewHandler(a.release).Register(api)
 }
 
-// recoveryWrites are the writes allowed while the licence is not valid: what
-// an administrator needs to get the portal writable again.
-var recoveryWrites = []*regexp.Regexp{
-	regexp.MustCompile(`^/auth/`),                             // sign in and out, change one's password
-	regexp.MustCompile(`^/admin/license(/|$)`),                // activate a licence key
-	regexp.MustCompile(`^/internal/`),                         // the update runner (guarded by its token)
-	regexp.MustCompile(`^/admin/update/(check|start)$`),       // see whether a release is out; start then answers 409 UPDATE_BLOCKED (license_invalid)
-	regexp.MustCompile(`^/admin/users/[^/]+/reset-password$`), // let a locked-out administrator back in
-}
-
 // readOnlyGate answers 423 LICENSE_READ_ONLY to signed-in callers' writes
 // while the licence is not valid; anonymous callers get the 401 of the
 // operation first, so that the licence state is told only to users.
 func (a *app) readOnlyGate(next http.Handler) http.Handler {
-	gated := web.ReadOnlyGate(a.licence.Writable, writeExempt)(next)
+	gated := web.ReadOnlyGate(a.licence.Writable, web.WriteExempt)(next)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if auth.FromContext(r.Context()) == nil {
 			next.ServeHTTP(w, r)
@@ -68,17 +56,6 @@ func (a *app) readOnlyGate(next http.Handler) http.Handler {
 		}
 		gated.ServeHTTP(w, r)
 	})
-}
-
-// writeExempt reports whether a write to path is allowed while read-only.
-func writeExempt(path string) bool {
-	p := strings.TrimPrefix(path, web.Prefix)
-	for _, re := range recoveryWrites {
-		if re.MatchString(p) {
-			return true
-		}
-	}
-	return false
 }
 
 // jobsPaused tells background workers to hold writes while read-only; the

@@ -33,8 +33,7 @@ group changes, settings and service changes (secret values are never stored: the
 recycle-bin restores and purges, log purges, backups and restores, module installs (module.install, module.upgrade,
 module.skip, module.install_template; a refused installation is module.install with outcome failure), licence activations. Each record
 names the actor (id, login, client address), the action, the resource (type and id), the outcome and details (before /
-after where it matters). Filters: actor (user id or login), action (exact, or a prefix ending in "." such as "acl."),
-resourceType, resourceId, from / to (RFC 3339, inclusive).`
+after where it matters).`
 	web.Register(api, list, h.list)
 	exp := web.Op(http.MethodGet, "/admin/audit/export", "exportAudit", "Export the audit log (json or csv)", web.Admin, "admin-audit")
 	exp.Description += ` The same filters as GET /admin/audit; at most 5000 records, newest first, streamed as a file
@@ -47,9 +46,9 @@ format is refused with 400 VALIDATION_ERROR.`
 // FilterQuery holds the filters shared by list and export.
 type FilterQuery struct {
 	Actor        string `query:"actor" maxLength:"200" doc:"user id or login"`
-	Action       string `query:"action" maxLength:"100" doc:"exact action, or a prefix ending in '.'"`
-	ResourceType string `query:"resourceType" maxLength:"50"`
-	ResourceID   string `query:"resourceId" maxLength:"200"`
+	Action       string `query:"action" maxLength:"100" doc:"the exact action (acl.grant), or a prefix ending in '.' (acl.)"`
+	ResourceType string `query:"resourceType" maxLength:"50" doc:"the type of the resource acted on (user, group, acl, list, settings, …)"`
+	ResourceID   string `query:"resourceId" maxLength:"200" doc:"the id of the resource acted on"`
 	From         string `query:"from" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 	To           string `query:"to" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 }
@@ -71,7 +70,7 @@ type listIn struct {
 	FilterQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]Row], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]Row, web.PageMeta], error) {
 	f, err := in.filter()
 	if err != nil {
 		return nil, err

@@ -56,6 +56,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, in, h.login)
 	out := web.Op(http.MethodPost, "/auth/logout", "logout", "Sign out: revoke the token and clear the cookie", web.Public, "auth")
 	out.Description = "Sign out: revokes the token the call carries (bearer or core_token cookie) on every instance until it expires, and clears the cookie. Without a valid token it only clears the cookie."
+	out.Responses = map[string]*huma.Response{"403": {Description: "FORBIDDEN: the call carries the core_token cookie but not the header " + web.CSRFHeader + ": " + web.CSRFValue}}
 	web.Register(api, out, h.logout)
 }
 
@@ -70,8 +71,7 @@ func (h *Handler) login(ctx context.Context, in *loginIn) (*loginOut, error) {
 		return nil, err
 	}
 	out := &loginOut{Body: web.Envelope[loginData]{Success: true, Data: loginData{Token: sess.Token, ExpiresAt: sess.ExpiresAt.UTC(), User: card}}}
-	out.SetCookie = http.Cookie{Name: CookieName, Value: sess.Token, Path: "/", Expires: sess.ExpiresAt,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: client.TLS}
+	out.SetCookie = SessionCookie(ctx, sess)
 	return out, nil
 }
 

@@ -146,10 +146,18 @@ func unsafeMethod(m string) bool {
 
 // checkCookieWrite guards writes authenticated by the session cookie against
 // cross-site request forgery: SameSite=Lax stops other sites' POSTs but not
-// those of sibling (same-site) hosts or of forms. A browser always sends
-// Origin on such requests, so a foreign Origin is refused, and a body must
-// declare its Content-Type (a form or a bare fetch cannot send JSON silently).
+// those of sibling (same-site) hosts or of forms. Such a write must carry
+// X-Requested-With: CorePortal (a form cannot send it, a cross-origin script
+// only after a preflight the API never approves); a browser always sends
+// Origin on such requests, so a foreign Origin is refused; and a body must
+// declare its Content-Type. Sign-in needs no header: it starts a session,
+// and a stale cookie must not stand in its way.
 func checkCookieWrite(r *http.Request) error {
+	signIn := r.URL.Path == web.Prefix+"/auth/login"
+	if !signIn && !strings.EqualFold(strings.TrimSpace(r.Header.Get(web.CSRFHeader)), web.CSRFValue) {
+		return fault.Forbidden("a write authenticated by the core_token cookie must carry the header %s: %s (or use a bearer token)",
+			web.CSRFHeader, web.CSRFValue).With("header", web.CSRFHeader)
+	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
 		if err != nil || !strings.EqualFold(u.Host, r.Host) {

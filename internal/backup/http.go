@@ -118,7 +118,7 @@ func (h *Handler) validate(ctx context.Context, _ *actionIn) (*web.Out[*BackupRe
 	return web.ReplyAccepted(h.svc.Queue(ctx, "validate", ""))
 }
 
-func (h *Handler) list(ctx context.Context, in *web.PageQuery) (*web.Out[[]*BackupRecord], error) {
+func (h *Handler) list(ctx context.Context, in *web.PageQuery) (*web.PagedOut[[]*BackupRecord, web.PageMeta], error) {
 	rows, total, err := h.svc.List(ctx, in.Offset(), in.Limit)
 	if err != nil {
 		return nil, err

@@ -33,7 +33,7 @@ type listIn struct {
 	Status string `query:"status" enum:"pending,running,succeeded,failed," doc:"job status"`
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]*Job], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]*Job, web.PageMeta], error) {
 	if err := CheckPage(in.Page); err != nil {
 		return nil, err
 	}

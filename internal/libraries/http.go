@@ -194,7 +194,7 @@ type libraryFilesIn struct {
 	Sort     string `query:"sort" doc:"name (default), size or modified; prefix - for descending"`
 }
 
-func (h *Handler) files(ctx context.Context, in *libraryFilesIn) (*web.Out[[]FileOut], error) {
+func (h *Handler) files(ctx context.Context, in *libraryFilesIn) (*web.PagedOut[[]FileOut, web.PageMeta], error) {
 	files, meta, err := h.svc.Files(ctx, auth.FromContext(ctx), in.LibraryID, ListQuery{ParentID: in.ParentID, Sort: in.Sort, Page: in.PageQuery})
 	if err != nil {
 		return nil, err

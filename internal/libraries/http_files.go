@@ -167,19 +167,28 @@ func (h *Handler) documentStreams(api huma.API) {
 		return o
 	}
 	up := doc(http.MethodPost, "/libraries/{libraryId}/files", "uploadFile", "Upload a file",
-		"Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid, at most once; it must come before the file part, or be given as ?parentId=: a parentId part after the file part, a second parentId or a second file part answers 400 and stores nothing) and one part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. "+
-			"The name is the part's file name reduced to its last path element with control characters (C0, DEL, C1: CR, LF, NEL, …) and bidirectional override/isolate marks removed, the last 255 characters kept. Content type: the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept. "+
+		"Add on the library or the parent folder. The file part is streamed to the blob store (never held in memory). "+
 			"Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (parallel uploads of one new name make one file, 201, and versions of it, 200) (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name, or a file the caller cannot view, answers the same 409 (names are unique per folder, so a caller with add learns that a name is taken, as in SharePoint, but nothing else about a hidden entry). Required custom fields are not checked. "+textDoc,
 		map[string]*huma.Response{"201": web.JSONAnswer[FileOut](api, "the new file record"), "200": web.JSONAnswer[FileOut](api, "the file record with its new version")},
-		web.MultipartBody("file", "the file; its part file name becomes the file's name", map[string]*huma.Schema{
-			"parentId": {Type: huma.TypeString, Description: "folder number or guid (before the file part)"}}))
-	up.Parameters = []*huma.Param{{Name: "parentId", In: "query", Description: "folder number or guid (instead of the parentId part)", Schema: &huma.Schema{Type: huma.TypeString}}}
+		web.MultipartBody("file", uploadPartDoc, map[string]*huma.Schema{
+			"parentId": {Type: huma.TypeString, Description: "the folder to upload into: its number or guid; absent: the library root. At most once and before the file part (a parentId part after it, a second parentId or a second file part answers 400 and stores nothing)"}}))
+	up.Parameters = []*huma.Param{{Name: "parentId", In: "query", Description: "the folder to upload into (number or guid), instead of the parentId part", Schema: &huma.Schema{Type: huma.TypeString}}}
 	api.OpenAPI().AddOperation(&up)
 	down := doc(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/download", "downloadFile", "Download a file",
-		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes */size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400."+refDoc,
+		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes */size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.",
 		map[string]*huma.Response{"200": web.FileAnswer("the bytes, with the file's stored content type", "*/*")}, nil)
+	down.Parameters = []*huma.Param{{Name: "fileRef", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString},
+		Description: "the file's number in the library or its guid (malformed: 400)"}}
 	api.OpenAPI().AddOperation(&down)
 }
+
+// uploadPartDoc describes the file part of an upload.
+const uploadPartDoc = `the file, at most CORE_MAX_UPLOAD_MB (413 PAYLOAD_TOO_LARGE otherwise, nothing stored). ` +
+	`Its name is the part's file name reduced to its last path element with control characters (C0, DEL, C1: CR, LF, NEL, …) and ` +
+	`bidirectional override/isolate marks removed, the last 255 characters kept. Its content type is the part's Content-Type checked against ` +
+	`the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature ` +
+	`(images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types ` +
+	`(text/csv, Office documents) are kept.`
 
 // textDoc tells what happens to the text of an upload (upload endpoint).
 const textDoc = `Search: the file is indexed by name and field values at once; for txt, md, csv, tsv, html, docx, xlsx, pptx, odt and pdf ` +

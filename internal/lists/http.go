@@ -38,7 +38,7 @@ func (h *Handler) Register(api huma.API) {
 
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/fields", "listFields", "Fields of a list", "View on the list."), h.fields)
 	web.Register(api, web.Answers(op(http.MethodPost, "/lists/{listId}/fields", "createField", "Add a field",
-		"Edit on the list. fieldType: text, multiline_text, html_text (values sanitised as page content: scripts, event-handler attributes, style, id and name attributes removed), choice {choices[], allowMultiple=false}, number, date, datetime, boolean, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}, link. internalName is optional (default field_<n>; that form is reserved for generated names), lowercase letters, digits and _. sortOrder is -1000000..1000000. A lookup needs view on its target list (404 when missing, 403 when the caller cannot view it); lookup values need view on the target item (400 alike for missing and hidden items), except entries the item already holds, which may be sent back unchanged. A lookup value is stored as target item (or file) numbers; its display is the target's current text, resolved for each caller: a target the caller cannot view (no view on the target list or library, or an item or file hidden from them by broken inheritance) keeps its entry { itemId } with display \"\" (empty), in items, listings, versions, quick-edit and sync-state answers alike; live events and event-receiver payloads carry every lookup entry with display \"\" (one event goes to every viewer: read the item or sync-state for the displays). Filters contains/startsWith on a lookup match only target items the caller can view, and sorting by a lookup orders a hidden target as an empty display; eq/ne/in compare item numbers, which are not secret. A lookup to a document library (lookupLibraryId) needs view on the library (404 when missing or not visible); lookupFieldId is name (default), item_number, item_type, mime_type or the UUID of a custom field of the library; values are file or folder numbers of that library that exist and that the caller can view (400 otherwise)."), http.StatusCreated), h.createField)
+		"Edit on the list. A lookup needs view on its target list (404 when missing, 403 when the caller cannot view it); lookup values need view on the target item (400 alike for missing and hidden items), except entries the item already holds, which may be sent back unchanged. A lookup value is stored as target item (or file) numbers; its display is the target's current text, resolved for each caller: a target the caller cannot view (no view on the target list or library, or an item or file hidden from them by broken inheritance) keeps its entry { itemId } with display \"\" (empty), in items, listings, versions, quick-edit and sync-state answers alike; live events and event-receiver payloads carry every lookup entry with display \"\" (one event goes to every viewer: read the item or sync-state for the displays). Filters contains/startsWith on a lookup match only target items the caller can view, and sorting by a lookup orders a hidden target as an empty display; eq/ne/in compare item numbers, which are not secret. A lookup to a document library (lookupLibraryId) needs view on the library (404 when missing or not visible); lookupFieldId is name (default), item_number, item_type, mime_type or the UUID of a custom field of the library; values are file or folder numbers of that library that exist and that the caller can view (400 otherwise)."), http.StatusCreated), h.createField)
 	web.Register(api, op(http.MethodPatch, "/lists/{listId}/fields/{fieldId}", "updateField", "Change a field",
 		"Edit on the list. settings keys given replace the stored ones. Tightening choice, person or lookup settings normalises stored values in the same transaction: values outside the allowed options or subject types are removed; with allowMultiple=false the first remaining value is kept (a lookup switched from allowMultiple true to false keeps its first target item; filters then match only that entry, and switching back brings no dropped entry back). The type and internal name cannot change, nor the target of a lookup (lookupListId or lookupLibraryId: its stored values are numbers of that target's items; 400 VALIDATION_ERROR, add a new field instead; lookupNodeId, lookupFieldId and allowMultiple may change). System fields: title allows only isRequired; created_by and item_number cannot be edited."), h.updateField)
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/fields/{fieldId}", "deleteField", "Delete a field",
@@ -57,9 +57,10 @@ func (h *Handler) Register(api huma.API) {
 // documentStreams adds the plain net/http routes (Mount, MountLive) to the
 // OpenAPI document so that the reference lists them too.
 func (h *Handler) documentStreams(api huma.API) {
-	doc := func(method, path, id, summary, desc string, responses map[string]*huma.Response, body *huma.RequestBody) {
+	doc := func(method, path, id, summary, desc string, responses map[string]*huma.Response, body *huma.RequestBody, params ...*huma.Param) {
 		o := web.Op(method, path, id, summary, web.User, "lists")
 		o.Description = desc
+		o.Parameters = params
 		o.Responses = responses
 		o.RequestBody = body
 		api.OpenAPI().AddOperation(&o)
@@ -72,8 +73,10 @@ func (h *Handler) documentStreams(api huma.API) {
 		"View on the attachment. The stored content type, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), X-Content-Type-Options: nosniff and a sandbox CSP. Range requests are served as for file downloads (GET /libraries/{libraryId}/files/{fileRef}/download): overlapping and adjacent ranges coalesced, more than 16 ranges or a multipart answer larger than the file answered 200 with the whole file, bytes=-0 and other unsatisfiable sets 416 with Content-Range: bytes */size; Last-Modified is the upload time.",
 		map[string]*huma.Response{"200": web.FileAnswer("the bytes, with the content type stored at upload", "*/*")}, nil)
 	doc(http.MethodGet, "/lists/{listId}/items/live", "itemsLive", "Live item changes (SSE)",
-		"View on the list; ids are item numbers (1 to 100, else 400). Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display \"\": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.",
-		map[string]*huma.Response{"200": web.StreamAnswer("the event stream")}, nil)
+		"View on the list. Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display \"\": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.",
+		map[string]*huma.Response{"200": web.StreamAnswer("the event stream")}, nil, &huma.Param{Name: "ids", In: "query", Required: true,
+			Description: "the items to watch: 1 to 100 item numbers separated by commas (400 otherwise)",
+			Schema:      &huma.Schema{Type: huma.TypeString}})
 }
 
 func adminOp(method, path, id, summary, desc string) huma.Operation {
@@ -175,12 +178,12 @@ func (h *Handler) fields(ctx context.Context, in *ListPathParams) (*web.Out[[]Fi
 }
 
 type listFieldBody struct {
-	InternalName *string        `json:"internalName,omitempty"`
+	InternalName *string        `json:"internalName,omitempty" doc:"lowercase letters, digits and _; optional on create (default field_<n>, a form reserved for generated names)"`
 	Title        *string        `json:"title,omitempty"`
-	FieldType    *string        `json:"fieldType,omitempty"`
+	FieldType    *string        `json:"fieldType,omitempty" doc:"text, multiline_text, html_text (values sanitised as page content: scripts, event-handler attributes, style, id and name attributes removed), choice, number, date, datetime, boolean, lookup, person or link; settings by type: choice {choices[], allowMultiple=false}, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}"`
 	IsRequired   *bool          `json:"isRequired,omitempty"`
-	SortOrder    *int           `json:"sortOrder,omitempty"`
-	Settings     map[string]any `json:"settings,omitempty"`
+	SortOrder    *int           `json:"sortOrder,omitempty" doc:"-1000000 to 1000000"`
+	Settings     map[string]any `json:"settings,omitempty" doc:"the settings of the fieldType (see fieldType)"`
 }
 
 func (b listFieldBody) input() FieldInput {

@@ -15,8 +15,7 @@ import (
 )
 
 func (h *Handler) registerItems(api huma.API) {
-	web.Register(api, op(http.MethodGet, "/lists/{listId}/items", "listItems", "Paged, filtered, sorted items",
-		"View on the list; items the caller cannot view are never listed or counted. limit 1-500, otherwise the view's pageSize. viewId: default view otherwise. sort/orderBy: JSON [{column, direction}] or col:asc,col2:desc (orderBy wins); empty values sort last. filter: JSON {logic: and|or, conditions: [{column, operator (or op), value}]}, ANDed with the view filter; column is a field UUID, internal_name, __created_at, __updated_at or id (the item number, a number; sort and orderBy accept it too, e.g. sort=id:desc; a field whose internal_name is id takes precedence). Operators eq, ne, contains, startsWith, gt, gte, lt, lte, isEmpty, isNotEmpty, in (value array or comma-separated). Text comparisons and text sorts are case-insensitive (Unicode lower-casing, identical on SQLite and PostgreSQL: Д matches д, ё does not match е; the lower-cased values compare and sort by code point; on PostgreSQL the database needs a UTF-8 character type such as C.UTF-8); numbers compare as numbers, dates as dates; on datetime fields a date value means that whole day (UTC). Choice, person and lookup: eq/ne/in match an entry (person by subject id or [Я], lookup by item number), contains/startsWith match names (person: the current display name of a user or group entry; lookup: the current display of a target item the caller can view: a target in a list or library the caller cannot view, or an item or file hidden from them, matches no text and sorts as an empty display, and is shown with display \"\"). Person and lookup values are stored as references: display and sorting use the current names (a user's rename shows at once on every instance, a group's at once on the instance that made it and within 30 s on the others, a lookup target's change at once), a subject or target item that no longer exists keeps its entry with an empty display, and sorting orders by the display of the first entry (no index serves that order). Placeholders [Я] (current user), [Сегодня], [Сегодня]+N, [Сегодня]-N (UTC days). q: case-insensitive text search over all fields except lookups (a lookup's display is another item's text: neither the search index nor q on a list without one matches it; person fields match by the names of their users and groups). meta: page, limit, total, totalPages, totalInView (items in the view before filter and q: for a view without filter and a caller with view on the list, the list's item count kept by the database less the items hidden from the caller; otherwise counted, and kept up to 5 s per caller, dropped at once by item writes on this instance), fields, groups (grouped views only: value and count per group, [] when nothing matches), view, schemaTag (a digest of fields and view: send it back as schemaTag on the next listing of the same list and view, and while fields and view are unchanged the answer leaves meta.fields and meta.view out and says schemaUnchanged: true; any change of a field or the view changes the tag and they are sent again; an unknown or stale tag is not an error). Answers travel compressed with zstd or gzip when Accept-Encoding asks (JSON above 1 KB) and carry a weak ETag (If-None-Match answers 304). A malformed viewId is 400, an unknown one 404. Indexes (no planning needed): views index the columns they sort, group and filter on when saved; besides, once a list has 1,000 items or more, the first sort column of a listing (alone, and with the columns of an and-filter trailing, plus a covering index of those columns, as views get) and every text, number, date, datetime or boolean column compared by eq, in, gt, gte, lt, lte or startsWith gets an index built in the background on first use (on PostgreSQL without blocking writes; text contains of 3 or more characters gets a pg_trgm trigram index when the extension can be installed, otherwise it stays a scan); the requests after the build use it; an index built this way and not wanted for 30 days is dropped again, and a list has at most 16 of them (further combinations run without a new index). When total (or totalInView) has to be counted, it comes from the page query itself (one pass), unless an index delivers the listing order (a view's sort index or an ad-hoc one with the filter's columns; on PostgreSQL also the plain ad-hoc sort index): then the page walks that index and stops after offset+limit matches, and the count is a query of its own."), h.listItems)
+	web.Register(api, op(http.MethodGet, "/lists/{listId}/items", "listItems", "Paged, filtered, sorted items", listItemsDesc), h.listItems)
 	web.Register(api, web.Answers(op(http.MethodPost, "/lists/{listId}/items", "createItem", "Create an item",
 		"Add on the list. fieldValues keys are field UUIDs or internal names (stored as UUIDs). Every required field must be set. Values of created_by and item_number are ignored. Validation errors name the field in details.field and list every failed cell in details.errors."), http.StatusCreated), h.createItem)
 	web.Register(api, op(http.MethodPost, "/lists/{listId}/items/quick-edit", "quickEditItems", "Save several rows",
@@ -40,21 +39,35 @@ func (h *Handler) registerItems(api huma.API) {
 	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}/attachments/{id}", "deleteAttachment", "Delete an attachment", "Delete on the attachment."), h.deleteAttachment)
 }
 
+// listItemsDesc describes GET /lists/{listId}/items; its parameters and
+// meta describe themselves.
+const listItemsDesc = "View on the list; items the caller cannot view are never listed or counted. " +
+	"The view (viewId, or the list's default view) gives the columns, the sort, the filter and the page size; sort, orderBy and filter refine it. " +
+	"Text comparisons and text sorts are case-insensitive (Unicode lower-casing, identical on SQLite and PostgreSQL: Д matches д, ё does not match е; " +
+	"the lower-cased values compare and sort by code point; on PostgreSQL the database needs a UTF-8 character type such as C.UTF-8); numbers compare as numbers, dates as dates. " +
+	"Person and lookup values are stored as references: display and sorting use the current names (a user's rename shows at once on every instance, a group's at once on the instance " +
+	"that made it and within 30 s on the others, a lookup target's change at once); a subject or target item that no longer exists keeps its entry with an empty display; " +
+	"a target the caller cannot view matches no text, sorts as an empty display and is shown with display \"\". " +
+	"Indexes need no planning: views index the columns they sort, group and filter on; once a list has 1,000 items, the first sort column of a listing and the columns compared by " +
+	"eq, in, gt, gte, lt, lte or startsWith get an index built in the background on first use (text contains of 3 or more characters: a pg_trgm index on PostgreSQL when the " +
+	"extension can be installed), at most 16 per list, dropped when unused for 30 days. " +
+	"Answers travel compressed (zstd or gzip, JSON above 1 KB) and carry a weak ETag (If-None-Match answers 304)."
+
 type listItemsIn struct {
 	ListPathParams
-	Page    int    `query:"page" minimum:"1" maximum:"1000000" default:"1"`
-	Limit   int    `query:"limit" doc:"1-500; otherwise the view's pageSize"`
-	ViewID  string `query:"viewId"`
-	Sort    string `query:"sort"`
-	OrderBy string `query:"orderBy"`
-	Filter  string `query:"filter"`
-	Q       string `query:"q"`
+	Page    int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"page number, from 1"`
+	Limit   int    `query:"limit" doc:"page size, 1-500; absent or outside 1-500: the view's pageSize"`
+	ViewID  string `query:"viewId" doc:"the view (uuid) whose columns, sort, filter and page size apply; absent: the list's default view. Malformed: 400; unknown: 404"`
+	Sort    string `query:"sort" doc:"sort keys: JSON [{\"column\": …, \"direction\": \"asc\"|\"desc\"}] or col:asc,col2:desc; replaces the view's sort. A column is a field uuid, an internal_name, __created_at, __updated_at or id (the item number; a field whose internal_name is id takes precedence). Empty values sort last; a person or lookup column sorts by the display of its first entry"`
+	OrderBy string `query:"orderBy" doc:"the same as sort; wins when both are given"`
+	Filter  string `query:"filter" doc:"JSON {\"logic\": \"and\"|\"or\", \"conditions\": [{\"column\", \"operator\" (or \"op\"), \"value\"}]}, ANDed with the view's filter. column as in sort. Operators: eq, ne, contains, startsWith, gt, gte, lt, lte, isEmpty, isNotEmpty, in (value an array or comma-separated). On a datetime field a date value means that whole day (UTC). Choice, person and lookup fields: eq, ne and in match an entry (a person by subject id or [Я], a lookup by item number), contains and startsWith match the current names. Placeholders: [Я] (the caller), [Сегодня], [Сегодня]+N, [Сегодня]-N (UTC days)"`
+	Q       string `query:"q" doc:"at most 200 characters: case-insensitive text search over every field except lookups; person fields match by the names of their users and groups"`
 	// SchemaTag is meta.schemaTag of an earlier answer: when it still names
 	// the list's fields and view, they are not sent again.
-	SchemaTag string `query:"schemaTag" maxLength:"64"`
+	SchemaTag string `query:"schemaTag" maxLength:"64" doc:"meta.schemaTag of an earlier listing of the same list and view: while fields and view are unchanged the answer leaves meta.fields and meta.view out and says meta.schemaUnchanged true. An unknown or stale tag is not an error"`
 }
 
-func (h *Handler) listItems(ctx context.Context, in *listItemsIn) (*web.Out[[]ItemOut], error) {
+func (h *Handler) listItems(ctx context.Context, in *listItemsIn) (*web.PagedOut[[]ItemOut, SentListMeta], error) {
 	items, meta, err := h.svc.ListItems(ctx, auth.FromContext(ctx), in.ListID, ListParams{Page: in.Page, Limit: in.Limit, ViewID: in.ViewID,
 		Sort: in.Sort, OrderBy: in.OrderBy, Filter: in.Filter, Q: in.Q})
 	if err != nil {

@@ -36,9 +36,7 @@ asynchronously in batches: a record appears within about a second. Each has id, 
 process (api: request handling; worker: jobs and background loops), instance, category (http: request lines; job:
 records of a running job; applog, audit and the like when the code names one; app otherwise), message, correlationId
 (the request's X-Request-Id, or the job), jobId and attrs. With redactEnabled, passwords, tokens, cookies,
-Authorization headers, LDAP bind passwords and e-mail addresses are masked before storage.
-Filters: level (one level = that level and above; a comma-separated list = exactly those levels), process, category,
-q (case-insensitive text in the message or attributes), correlationId, jobId, from / to (RFC 3339, inclusive).`
+Authorization headers, LDAP bind passwords and e-mail addresses are masked before storage.`
 	web.Register(api, list, h.list)
 	web.Register(api, web.Op(http.MethodGet, "/admin/logs/settings", "getLogSettings", "Application log settings and this instance's writer counters", web.Admin, "admin-logs"), h.getSettings)
 	put := web.Op(http.MethodPut, "/admin/logs/settings", "putLogSettings", "Change the application log settings", web.Admin, "admin-logs")
@@ -67,10 +65,10 @@ format=json a JSON array of records; any other format is refused with 400 VALIDA
 // FilterQuery holds the filters shared by list and export.
 type FilterQuery struct {
 	Level         string `query:"level" maxLength:"40" doc:"debug, info, warn or error (that level and above), or a comma-separated list of exact levels"`
-	Process       string `query:"process" enum:"api,worker," doc:"api or worker"`
-	Category      string `query:"category" maxLength:"40"`
+	Process       string `query:"process" enum:"api,worker," doc:"api (request handling) or worker (jobs and background loops)"`
+	Category      string `query:"category" maxLength:"40" doc:"http (request lines), job (records of a running job), app, or a category the code names (applog, audit, …); case-insensitive"`
 	Q             string `query:"q" maxLength:"200" doc:"case-insensitive text in the message or attributes"`
-	CorrelationID string `query:"correlationId" maxLength:"100"`
+	CorrelationID string `query:"correlationId" maxLength:"100" doc:"a request's X-Request-Id, or a job's id"`
 	JobID         string `query:"jobId" maxLength:"100" doc:"a job id (UUID); anything else is 400 VALIDATION_ERROR"`
 	From          string `query:"from" maxLength:"40" doc:"RFC 3339 time, inclusive"`
 	To            string `query:"to" maxLength:"40" doc:"RFC 3339 time, inclusive"`
@@ -119,7 +117,7 @@ type listIn struct {
 	FilterQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]applog.Entry], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]applog.Entry, web.PageMeta], error) {
 	f, err := in.filter()
 	if err != nil {
 		return nil, err

@@ -1,9 +1,8 @@
 package modules
 
-// installDoc is the reference of POST /modules/install and of module.json.
-const installDoc = ` multipart/form-data with one part package: a .coremod file, a ZIP archive with module.json in its root,
-at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDATION_ERROR, not 413).
-?installDependencies=true (default; false or 0 turns it off, anything else is 400).
+// installDoc describes POST /modules/install; its package part and its
+// installDependencies parameter are described by packageDoc and depsDoc.
+const installDoc = ` Installs a module package and what it requires: its resources are created through the same services as the REST API.
 
 Refused with 400 VALIDATION_ERROR and nothing changed: a body that is not multipart or lacks the part (or has two), a file that is
 not a ZIP, no module.json in the root, entry names with .., a leading / or drive letter, a backslash, control characters or an
@@ -13,6 +12,20 @@ is a corrupt archive), text with NUL or invalid UTF-8 in module.json (the rule o
 resources[2].node.$ref), an older version than the installed one (rollback is not supported). A vendor module (key vendor.*)
 answers 403 FORBIDDEN: vendor product modules are installed only from the vendor catalog of the release with
 POST /modules/install-template and a licence entitlement.
+
+Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,
+leaves nothing behind; concurrent installations are serialised, so a module is never created twice). Same version installed:
+200 with skipped=true and nothing created. Newer version: 200 with upgraded=true and fromVersion; resources whose keys the record
+holds are kept as they are, new keys (and new list fields and keyed views) are created, keys the new version no longer declares
+are left in place; the provisioner, if any, runs with the from-version (on a first installation with none). New module: 201.
+Answer: { moduleKey, version, skipped, upgraded, fromVersion, resourceMap, log[], dependenciesInstalled[{ moduleKey, version,
+fromVersion, source }] }. Audit: module.install, module.upgrade or module.skip per module (a refused installation is recorded
+as module.install with outcome failure).`
+
+// packageDoc describes the package part of POST /modules/install: the
+// archive and its module.json.
+const packageDoc = `The .coremod file: a ZIP archive with module.json in its root, at most 50 MB (streamed to a temporary file; a larger
+package answers 400 VALIDATION_ERROR, not 413). The body must be multipart/form-data with exactly one part named package.
 
 module.json:
 { "id": "acme.tasks",                      module key: dotted lower-case words, at most 100 characters
@@ -42,8 +55,10 @@ list: a new list's other fields are created with its item table at once, those f
 holds the portal's only writer (split a larger package into modules that require each other, or a growth over several versions).
 In a lookup field's settings, lookupListId, lookupLibraryId, lookupNodeId and lookupFieldId may be { "$ref": ... } naming a list,
 library or node of the module or of a required module, and for lookupFieldId "<list key>.fields.<internalName>"; the target is
-created first (a list may look itself up; two lists that look each other up are a cycle and are refused).
+created first (a list may look itself up; two lists that look each other up are a cycle and are refused).`
 
+// depsDoc describes the installDependencies parameter.
+const depsDoc = `true (default, also 1) installs what requires needs; false (or 0) installs only this package; anything else is 400.
 Dependencies: each requires entry not satisfied by an installed module is looked up, newest allowed version first, in the deps/
 folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog
 (MODULE_CATALOG_PATH: catalog.json { "modules": [ { id, version, title, package, isFree } ] } and the packages beside it), then
@@ -59,13 +74,4 @@ module's requires exclude (acme.app requires acme.lib@<2.0.0, acme.lib 2.0.0 upl
 details.dependents ["acme.app requires acme.lib@<2.0.0"], unless the same installation upgrades that module too. Resources of a required module are
 referenced as modules.<key>.<resource key>. An upgrade that builds on a resource installed earlier but deleted since (a kept list
 whose fields it extends, a $ref target of a required module) answers 409 CONFLICT with details.field naming the place
-(resources[2]) and nothing changed: restore the resource from its recycle bin and install again.
-
-Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,
-leaves nothing behind; concurrent installations are serialised, so a module is never created twice). Same version installed:
-200 with skipped=true and nothing created. Newer version: 200 with upgraded=true and fromVersion; resources whose keys the record
-holds are kept as they are, new keys (and new list fields and keyed views) are created, keys the new version no longer declares
-are left in place; the provisioner, if any, runs with the from-version (on a first installation with none). New module: 201.
-Answer: { moduleKey, version, skipped, upgraded, fromVersion, resourceMap, log[], dependenciesInstalled[{ moduleKey, version,
-fromVersion, source }] }. Audit: module.install, module.upgrade or module.skip per module (a refused installation is recorded
-as module.install with outcome failure).`
+(resources[2]) and nothing changed: restore the resource from its recycle bin and install again.`

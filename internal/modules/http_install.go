@@ -130,8 +130,8 @@ func (h *Handler) documentInstall(api huma.API) {
 		"400": {Description: "invalid package or module.json, older version, oversized package"},
 		"403": {Description: "not an administrator, or a vendor module"},
 		"409": {Description: "unsatisfied requires: details.missing"}}
-	o.Parameters = []*huma.Param{{Name: "installDependencies", In: "query", Description: "install what requires needs (default true)",
+	o.Parameters = []*huma.Param{{Name: "installDependencies", In: "query", Description: depsDoc,
 		Schema: &huma.Schema{Type: huma.TypeBoolean, Default: true}}}
-	o.RequestBody = web.MultipartBody("package", "the .coremod archive (at most 50 MB)", nil)
+	o.RequestBody = web.MultipartBody("package", packageDoc, nil)
 	api.OpenAPI().AddOperation(&o)
 }

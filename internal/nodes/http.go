@@ -22,7 +22,7 @@ func (h *Handler) Register(api huma.API) {
 	op.Description = "Flat array of every node on which the caller has at least view (directly, through a group or inherited from an ancestor), each with parentId; a visible node's parent may be absent when the caller cannot view it. Ordered by sortOrder, then title."
 	web.Register(api, op, h.list)
 	op = web.Op(http.MethodPost, "/nodes", "createNode", "Create a node", web.User, "nodes")
-	op.Description = "Edit on the parent node is required; nodes at the root (no parentId) are created by administrators only. slug: lowercase letters, digits and single hyphens, at most 100 characters, unique among siblings (409 otherwise); the words lists, libraries, pages, surveys, groups and nodes are reserved."
+	op.Description = "Edit on the parent node is required; nodes at the root (no parentId) are created by administrators only. slug: lowercase letters, digits and single hyphens, at most 100 characters, unique among siblings (409 otherwise); the words lists, libraries, pages, surveys, groups and nodes (the canonical routes) and api, assets, health, ready, metrics and debug (the server's own paths beside the console) are reserved."
 	web.Register(api, web.Answers(op, http.StatusCreated), h.create)
 	op = web.Op(http.MethodGet, "/nodes/{id}", "getNode", "Read a node (view)", web.User, "nodes")
 	op.Description = "View on the node is required (403 FORBIDDEN without it; 404 NOT_FOUND when the node does not exist)."

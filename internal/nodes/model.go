@@ -35,9 +35,11 @@ func (n *Node) Parent() string {
 
 var slugRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// reservedSlugs are path words of the canonical routes; a node named like
-// one would make /<node>/lists/<slug> ambiguous.
-var reservedSlugs = map[string]bool{"lists": true, "libraries": true, "pages": true, "surveys": true, "groups": true, "nodes": true}
+// reservedSlugs are path words of the canonical routes (a node named like
+// one would make /<node>/lists/<slug> ambiguous) and the first segments of
+// the server's own paths, which the console at / never sees.
+var reservedSlugs = map[string]bool{"lists": true, "libraries": true, "pages": true, "surveys": true, "groups": true, "nodes": true,
+	"api": true, "assets": true, "health": true, "ready": true, "metrics": true, "debug": true}
 
 // CheckSlug validates a slug of a node, list, library, page or survey:
 // lowercase letters, digits and single hyphens between them, at most 100 characters.

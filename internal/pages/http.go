@@ -51,7 +51,7 @@ type pageListIn struct {
 	web.PageQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *pageListIn) (*web.Out[[]*Page], error) {
+func (h *Handler) list(ctx context.Context, in *pageListIn) (*web.PagedOut[[]*Page, web.PageMeta], error) {
 	pgs, total, err := h.svc.List(ctx, auth.FromContext(ctx), in.NodeID, in.Offset(), in.Limit)
 	if err != nil {
 		return nil, err

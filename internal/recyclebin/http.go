@@ -58,7 +58,7 @@ type recyclebinListIn struct {
 	web.PageQuery
 }
 
-func (h *Handler) list(ctx context.Context, in *recyclebinListIn) (*web.Out[[]BinEntry], error) {
+func (h *Handler) list(ctx context.Context, in *recyclebinListIn) (*web.PagedOut[[]BinEntry, web.PageMeta], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -119,16 +119,16 @@ read-only.`
 null when the queue is empty. Reading the queue changes nothing: it neither takes the job nor records the runner's
 heartbeat (POST /internal/upgrade-queue/claim does both).` + note
 	op.Security = []map[string][]string{{"runnerToken": {}}}
-	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.Out[*UpdateJob], error) {
-		return web.Reply(h.svc.Queued(ctx))
+	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.MaybeOut[*UpdateJob], error) {
+		return web.ReplyMaybe(h.svc.Queued(ctx))
 	})
 
 	op = web.Op(http.MethodPost, "/internal/upgrade-queue/claim", "claimUpdateJob", "Runner: heartbeat and take the queued update job", web.Public, tag)
 	op.Description = `Records the runner's heartbeat (runnerOnline) and moves the queued job, if any, to running / entitle;
 data is null when no job waits. The answer carries what the runner needs to ask the vendor for the package.` + note
 	op.Security = []map[string][]string{{"runnerToken": {}}}
-	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.Out[*UpdateWork], error) {
-		return web.Reply(h.svc.Claim(ctx))
+	web.Register(api, op, func(ctx context.Context, _ *struct{}) (*web.MaybeOut[*UpdateWork], error) {
+		return web.ReplyMaybe(h.svc.Claim(ctx))
 	})
 
 	op = web.Op(http.MethodGet, "/internal/upgrade-queue/version", "runnerVersion", "Runner: assembly version of the answering instance", web.Public, tag)

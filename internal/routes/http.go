@@ -19,10 +19,7 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
 	op := web.Op(http.MethodGet, "/routes/resolve", "resolveRoute", "Resolve a slug path", web.User, "routes")
-	op.Description = "Canonical forms: / (home), /<node slugs> (node), /<node slugs>/lists/<slug>, /libraries/<slug>, /pages/<slug>, " +
-		"/<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, " +
-		"/groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. " +
-		"Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). " +
+	op.Description = "Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). " +
 		"A list, library, page or survey answers as its own GET /lists/{id}, /libraries/{id}, /pages/{id} or /surveys/{id} answers for the caller " +
 		"(the same 403 or 404, and no id): a draft survey needs edit on it, for every survey route (/surveys/<slug>, /edit, /results, /take). " +
 		"/groups/<uuid> echoes the id it was given and checks nothing (GET /groups/{id} decides). " +
@@ -38,7 +35,7 @@ func (h *Handler) Register(api huma.API) {
 }
 
 type routesResolveIn struct {
-	Path string `query:"path" required:"true" maxLength:"2000" doc:"slug path, e.g. /intranet/hr/lists/tasks"`
+	Path string `query:"path" required:"true" maxLength:"2000" doc:"a portal address (/intranet/hr/lists/tasks), in one of the canonical forms: / (home), /<node slugs> (node; nested nodes chained by slug from the root), /<node slugs>/lists/<slug>, …/libraries/<slug>, …/pages/<slug>, …/surveys, …/surveys/new, …/surveys/<slug>, …/surveys/<slug>/edit, …/surveys/<slug>/results, …/surveys/<slug>/take, /groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit"`
 }
 
 func (h *Handler) resolve(ctx context.Context, in *routesResolveIn) (*web.Out[*RouteResult], error) {

@@ -27,20 +27,8 @@ const searchDoc = `Full-text search over list items, library files (name, custom
 	`(measured: 20 visible matches 7.6 ms, the same with 2,000 hidden matches besides 10.7 ms, on a loaded test machine; on PostgreSQL the difference was below the noise). ` +
 	`Results, meta.total and paging never depend on hidden entries; only this time does, which can hint at how many hidden entries hold a word when thousands do.
 
-q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection ` +
-	`(Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. ` +
-	`Words are runs of letters and digits: punctuation splits them on both databases, so budget.xlsx, node.js, user@example.com or 3.14159 are found by each part and by the whole. ` +
-	`Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. ` +
-	`A q without any letter or digit answers 400.
-
-Results are ranked by relevance in two tiers: first the results whose title matches every term (score 2), then the others (score 1); ` +
-	`newest first (updatedAt) within a tier. Each hit has type, id, nodeId, ` +
-	`listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), ` +
-	`path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, ` +
-	`/<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (2 or 1, see the tiers above). ` +
-	`meta: page, limit, total, totalPages, totalRelation. total is exact: it counts every result the caller can view (totalRelation is always "eq"), ` +
-	`and every page up to totalPages can be read. On PostgreSQL large totals of word and prefix queries are counted on a bitmap index of the terms ` +
-	`kept in step by every save; phrases count the matching rows.
+Results are ranked in two tiers (score 2: the title matches every term, then score 1), newest first (updatedAt) within a tier. ` +
+	`meta.total is exact: it counts every result the caller can view, and every page up to totalPages can be read.
 
 ` +
 	`Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, ` +
@@ -59,27 +47,27 @@ func (h *Handler) Register(api huma.API) {
 }
 
 type searchIn struct {
-	Q      string `query:"q" required:"true" maxLength:"1000" doc:"search text: words, \"phrases\", prefix*"`
+	Q      string `query:"q" required:"true" maxLength:"1000" doc:"words, \"quoted phrases\" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection (Russian and English Snowball stemming: договоры finds договор, contracts finds contract) and treats ё as е; a prefix matches the start of the stemmed words. Words are runs of letters and digits: punctuation splits them, so budget.xlsx, node.js, user@example.com or 3.14159 are found by each part and by the whole. Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. A q without any letter or digit answers 400"`
 	Type   string `query:"type" enum:"item,file,page,node,list,library,survey" doc:"only results of this type"`
 	NodeID string `query:"nodeId" doc:"only results in this node and the nodes below it (view on the node needed)"`
 	Page   int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"page number, from 1"`
 	Limit  int    `query:"limit" minimum:"1" maximum:"100" default:"20" doc:"page size, 1-100"`
 }
 
-func (h *Handler) search(ctx context.Context, in *searchIn) (*web.Out[[]Hit], error) {
+func (h *Handler) search(ctx context.Context, in *searchIn) (*web.PagedOut[[]Hit, SearchMeta], error) {
 	f, err := h.svc.Search(ctx, auth.FromContext(ctx), Request{Q: in.Q, Type: in.Type, NodeID: in.NodeID, Page: in.Page, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
-	m := searchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
+	m := SearchMeta{PageMeta: web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, f.Total), TotalRelation: "eq"}
 	return web.Paged(f.Hits, m), nil
 }
 
-// searchMeta is the meta of GET /search: the page meta and totalRelation,
+// SearchMeta is the meta of GET /search: the page meta and totalRelation,
 // always "eq" (exact; kept for the clients of releases that capped totals).
-type searchMeta struct {
+type SearchMeta struct {
 	web.PageMeta
-	TotalRelation string `json:"totalRelation"`
+	TotalRelation string `json:"totalRelation" enum:"eq" doc:"always eq: total is exact"`
 }
 
 // IndexClearResult is the answer of POST /admin/search/clear.

@@ -159,7 +159,7 @@ type Hit struct {
 	Number    int64     `json:"number,omitempty" doc:"item or file number"`
 	Title     string    `json:"title"`
 	Snippet   string    `json:"snippet" doc:"HTML-escaped text around the first match, matches wrapped in <mark>…</mark>"`
-	Path      string    `json:"path" doc:"canonical route of the result"`
+	Path      string    `json:"path" doc:"canonical route, composed from the current slugs (follows renamed and moved nodes, lists and libraries at once): /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, /<node slugs>/surveys/<slug>, /<node slugs> for nodes"`
 	UpdatedAt time.Time `json:"updatedAt"`
 	Score     float64   `json:"score" doc:"relevance tier: 2 when the title matches every term, else 1"`
 }

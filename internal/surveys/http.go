@@ -66,11 +66,9 @@ func (h *Handler) Register(api huma.API) {
 			"title \"<title> (copy)\", slug <slug>-copy (then -copy-2, -copy-3 …), addToSideMenu false and no answers. The source is unchanged. Answers 201 with the new card."), http.StatusCreated), h.duplicate)
 	submit := op(http.MethodPost, "/surveys/{id}/submit", "submitSurvey", "Answer a survey",
 		"View on the survey and on its node, status open (409 CONFLICT otherwise)."+rightsNote+
-			" body { answers: { <questionId>: answer } } with per type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), "+
-			"number { value } (a finite number with |value| <= 1e15, e.g. 1e16 or 1e400 is 400 naming the question; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } "+
-			"(up to 100; display is ignored: the server stores the user's current name). Unknown question ids, option ids that do not exist, users that do not exist, "+
+			" Unknown question ids, option ids that do not exist, users that do not exist, "+
 			"other shapes and missing required answers are 400 VALIDATION_ERROR with details.field=answers.<questionId> and details.questionId. "+
-			"null, \"\" and [] mean no answer. One response per user: a second one is 409 CONFLICT (also when two arrive at once). "+
+			"One response per user: a second one is 409 CONFLICT (also when two arrive at once). "+
 			"Anonymous surveys store no user id and no name with the response and only the day it arrived; one response per user is enforced with a "+
 			"separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }.")
 	// the body is checked by the survey's rules (numbers beyond the float64
@@ -244,7 +242,7 @@ func (a *submitAnswers) UnmarshalJSON(b []byte) error {
 type surveySubmitIn struct {
 	SurveyIDParams
 	Body struct {
-		Answers submitAnswers `json:"answers" doc:"answers by question id"`
+		Answers submitAnswers `json:"answers" doc:"answers by question id, by question type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), number { value } (a finite number with |value| <= 1e15; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } (up to 100; display is ignored: the server stores the user's current name). null, \"\" and [] mean no answer"`
 	}
 }
 
@@ -265,7 +263,7 @@ type surveyResponsesIn struct {
 	web.PageQuery
 }
 
-func (h *Handler) responses(ctx context.Context, in *surveyResponsesIn) (*web.Out[SurveyResponsesPage], error) {
+func (h *Handler) responses(ctx context.Context, in *surveyResponsesIn) (*web.PagedOut[SurveyResponsesPage, web.PageMeta], error) {
 	page, total, err := h.svc.Responses(ctx, auth.FromContext(ctx), in.ID, in.Page, in.Limit)
 	if err != nil {
 		return nil, err

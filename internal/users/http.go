@@ -52,7 +52,7 @@ type listIn struct {
 	IsPortalAdmin string `query:"isPortalAdmin" enum:"true,false," doc:"true = administrators only, false = users without the role"`
 }
 
-func (h *Handler) list(ctx context.Context, in *listIn) (*web.Out[[]Summary], error) {
+func (h *Handler) list(ctx context.Context, in *listIn) (*web.PagedOut[[]Summary, web.PageMeta], error) {
 	var isAdmin *bool
 	if in.IsPortalAdmin != "" {
 		v := in.IsPortalAdmin == "true"

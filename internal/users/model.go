@@ -30,8 +30,11 @@ type User struct {
 	ManagerDN   string
 	// DirectoryDeactivated: the sync (not an administrator) deactivated the account.
 	DirectoryDeactivated bool
-	CreatedAt            time.Time
-	UpdatedAt            time.Time
+	// Language and TimeZone are the user's preferences; empty: not chosen.
+	Language  string
+	TimeZone  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Summary is a user in listings.
@@ -56,6 +59,14 @@ type Card struct {
 	AttributeSchema []Attribute       `json:"attribute_schema"`
 	ManagerUserID   *string           `json:"manager_user_id"`
 	HasAvatar       bool              `json:"has_avatar"`
+	Preferences     Preferences       `json:"preferences" doc:"the user's own interface preferences (PATCH /auth/me/preferences)"`
+}
+
+// Preferences are a user's own interface settings; null: not chosen (the
+// console follows the browser).
+type Preferences struct {
+	Language *LanguageName `json:"language" doc:"interface language: ru or en; null follows the browser"`
+	TimeZone *string       `json:"timeZone" doc:"IANA time zone name such as Europe/Moscow; null follows the browser"`
 }
 
 // Attribute is one entry of the effective sync field schema.
@@ -100,7 +111,20 @@ func (u *User) card() Card {
 	if u.ManagerUserID != "" {
 		c.ManagerUserID = &u.ManagerUserID
 	}
+	c.Preferences = u.preferences()
 	return c
+}
+
+func (u *User) preferences() Preferences {
+	var p Preferences
+	if u.Language != "" {
+		l := LanguageName(u.Language)
+		p.Language = &l
+	}
+	if u.TimeZone != "" {
+		p.TimeZone = &u.TimeZone
+	}
+	return p
 }
 
 func decodeAttrs(raw string) map[string]string {

@@ -42,7 +42,7 @@ type pickerSearchIn struct {
 	Q string `query:"q" maxLength:"200" doc:"matches login, display name and email"`
 }
 
-func (h *PickerHandler) search(ctx context.Context, in *pickerSearchIn) (*web.Out[[]Summary], error) {
+func (h *PickerHandler) search(ctx context.Context, in *pickerSearchIn) (*web.PagedOut[[]Summary, web.PageMeta], error) {
 	rows, total, err := h.svc.Search(ctx, in.Q, in.Offset(), in.Limit)
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ import (
 const userColumns = `id, login, display_name, email, auth_source, COALESCE(password_hash, ''), is_active, is_core_admin,
 	is_seed_admin, is_system, COALESCE(external_id, ''), directory_attrs, COALESCE(CAST(manager_user_id AS TEXT), ''),
 	COALESCE(avatar_hash, ''), COALESCE(avatar_content_type, ''), token_version, created_at, updated_at,
-	COALESCE(directory_dn, ''), COALESCE(manager_dn, ''), directory_deactivated`
+	COALESCE(directory_dn, ''), COALESCE(manager_dn, ''), directory_deactivated, COALESCE(language, ''), COALESCE(time_zone, '')`
 
 type rowScanner interface{ Scan(dest ...any) error }
 
@@ -24,7 +24,7 @@ func scanUser(r rowScanner) (*User, error) {
 	var attrs string
 	err := r.Scan(&u.ID, &u.Login, &u.DisplayName, &u.Email, &u.AuthSource, &u.PasswordHash, &u.IsActive, &u.IsCoreAdmin,
 		&u.IsSeedAdmin, &u.IsSystem, &u.ExternalID, &attrs, &u.ManagerUserID, &u.AvatarHash, &u.AvatarContentType,
-		&u.TokenVersion, &u.CreatedAt, &u.UpdatedAt, &u.DirectoryDN, &u.ManagerDN, &u.DirectoryDeactivated)
+		&u.TokenVersion, &u.CreatedAt, &u.UpdatedAt, &u.DirectoryDN, &u.ManagerDN, &u.DirectoryDeactivated, &u.Language, &u.TimeZone)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,28 @@ func (s *Store) setPassword(ctx context.Context, id, hash string, at time.Time) 
 	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ?", hash, at, id)
 	if err != nil {
 		return fmt.Errorf("set password of %s: %w", id, err)
+	}
+	return nil
+}
+
+// setOwnPassword stores a password the user chose and moves the user to a
+// new token generation, which it returns.
+func (s *Store) setOwnPassword(ctx context.Context, id, hash string, at time.Time) (int, error) {
+	var version int
+	err := s.db.W(ctx).QueryRowContext(ctx, "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ? RETURNING token_version",
+		hash, at, id).Scan(&version)
+	if err != nil {
+		return 0, fmt.Errorf("set own password of %s: %w", id, err)
+	}
+	return version, nil
+}
+
+// setPreferences stores the user's preferences (an empty value is NULL).
+func (s *Store) setPreferences(ctx context.Context, id, language, timeZone string, at time.Time) error {
+	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET language = ?, time_zone = ?, updated_at = ? WHERE id = ?",
+		nullable(language), nullable(timeZone), at, id)
+	if err != nil {
+		return fmt.Errorf("set preferences of %s: %w", id, err)
 	}
 	return nil
 }

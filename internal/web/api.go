@@ -45,8 +45,11 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 			Components: &huma.Components{
 				Schemas: huma.NewMapRegistry("#/components/schemas/", SchemaName),
 				SecuritySchemes: map[string]*huma.SecurityScheme{
-					"bearer":      {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
-					"cookie":      {Type: "apiKey", In: "cookie", Name: "core_token"},
+					"bearer": {Type: "http", Scheme: "bearer", BearerFormat: "JWT"},
+					"cookie": {Type: "apiKey", In: "cookie", Name: "core_token",
+						Description: "The session cookie that POST /auth/login sets (HttpOnly, SameSite=Lax). Every write (POST, PUT, PATCH, DELETE) " +
+							"authenticated by it must carry the header " + CSRFHeader + ": " + CSRFValue + "; without it the API answers 403 FORBIDDEN " +
+							"(details.header names it) and changes nothing. POST /auth/login needs no such header; bearer calls never do."},
 					"runnerToken": {Type: "apiKey", In: "header", Name: "X-Core-Update-Token"},
 				},
 			},
@@ -59,7 +62,7 @@ func NewAPI(mux *http.ServeMux, version string) huma.API {
 	api := humago.New(mux, cfg)
 	serveDocuments(mux, api.OpenAPI())
 	serveIndex(mux, version)
-	mux.HandleFunc("GET /api/docs", serveDocs)
+	serveDocs(mux)
 	return api
 }
 
@@ -118,6 +121,10 @@ property path and the JSON type expected, e.g. "maxRows: number 1e999 is out of 
 429 RATE_LIMITED, 503 UNAVAILABLE, 500 INTERNAL (the message carries a correlation id, never internals).
 
 Authentication: Authorization: Bearer <token> from POST /auth/login, or the core_token cookie.
+A write (POST, PUT, PATCH, DELETE) authenticated by the cookie must carry the header
+X-Requested-With: CorePortal (a cross-site form cannot send it, and a cross-site script would need a
+CORS preflight, which the API never approves) and, when it sends Origin, the portal's own; otherwise
+403 FORBIDDEN and nothing changes. POST /auth/login is exempt; calls with a bearer token need neither.
 Tokens are HS256 JWTs valid for CORE_TOKEN_TTL (default 12 h); tokens of deactivated users stop
 working at once on the instance that deactivated them and within 10 s on other instances.
 Failed sign-ins are throttled: after 5 failures for one login, or 20 from one address, within

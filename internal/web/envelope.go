@@ -3,11 +3,41 @@
 // and paging. It knows nothing of the features.
 package web
 
-// Envelope is the ApiResponse of SPEC.md.
+// Envelope is the ApiResponse of SPEC.md for answers without meta.
 type Envelope[T any] struct {
 	Success bool `json:"success"`
 	Data    T    `json:"data"`
-	Meta    any  `json:"meta,omitempty"`
+}
+
+// PagedEnvelope is the ApiResponse of a paged listing: meta (M, a PageMeta
+// or a type that embeds its fields) is always present.
+type PagedEnvelope[T, M any] struct {
+	Success bool `json:"success"`
+	Data    T    `json:"data"`
+	Meta    M    `json:"meta"`
+}
+
+// MaybeEnvelope is the ApiResponse of an operation whose data may be null,
+// where finding nothing is an answer and not an error (an empty queue). Its
+// data is documented as nullable; in Envelope and PagedEnvelope a pointer
+// data is not, since a success always carries the resource.
+type MaybeEnvelope[T any] struct {
+	Success bool `json:"success"`
+	Data    T    `json:"data"`
+}
+
+// MaybeOut is a handler result whose data may be null.
+type MaybeOut[T any] struct {
+	Status int
+	Body   MaybeEnvelope[T]
+}
+
+// ReplyMaybe is Reply for data that may be nil (answered as data null).
+func ReplyMaybe[T any](data T, err error) (*MaybeOut[T], error) {
+	if err != nil {
+		return nil, err
+	}
+	return &MaybeOut[T]{Status: 200, Body: MaybeEnvelope[T]{Success: true, Data: data}}, nil
 }
 
 // Out is a handler result: an envelope with an optional status (default 200).
@@ -31,9 +61,15 @@ func Accepted[T any](data T) *Out[T] {
 	return &Out[T]{Status: 202, Body: Envelope[T]{Success: true, Data: data}}
 }
 
-// Paged answers data with paging meta.
-func Paged[T any](data T, meta any) *Out[T] {
-	return &Out[T]{Status: 200, Body: Envelope[T]{Success: true, Data: data, Meta: meta}}
+// PagedOut is the result of a paged listing: data with its meta.
+type PagedOut[T, M any] struct {
+	Status int
+	Body   PagedEnvelope[T, M]
+}
+
+// Paged answers 200 with data and its paging meta.
+func Paged[T, M any](data T, meta M) *PagedOut[T, M] {
+	return &PagedOut[T, M]{Status: 200, Body: PagedEnvelope[T, M]{Success: true, Data: data, Meta: meta}}
 }
 
 // Empty answers 200 with data null (deletes and other operations without a result).

@@ -39,3 +39,12 @@ func carriesCredentials(r *http.Request) bool {
 	}
 	return false
 }
+
+// CSRFHeader and CSRFValue form the header that every write authenticated by
+// the session cookie must carry (X-Requested-With: CorePortal). A cross-site
+// HTML form cannot send a header, and a cross-site script that adds it
+// needs a CORS preflight, which the API never approves.
+const (
+	CSRFHeader = "X-Requested-With"
+	CSRFValue  = "CorePortal"
+)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -169,6 +170,33 @@ func peerHost(addr string) string {
 		return host
 	}
 	return addr
+}
+
+// recoveryWrites are the writes allowed while the licence is not valid: what
+// an administrator needs to get the portal writable again. Paths are
+// without Prefix; a {name} of a documented path matches as a segment.
+var recoveryWrites = []*regexp.Regexp{
+	regexp.MustCompile(`^/auth/`),                             // sign in and out, change one's password
+	regexp.MustCompile(`^/admin/license(/|$)`),                // activate a licence key
+	regexp.MustCompile(`^/internal/`),                         // the update runner (guarded by its token)
+	regexp.MustCompile(`^/admin/update/(check|start)$`),       // see whether a release is out; start then answers 409 UPDATE_BLOCKED (license_invalid)
+	regexp.MustCompile(`^/admin/users/[^/]+/reset-password$`), // let a locked-out administrator back in
+}
+
+// WriteExempt reports whether a write to path (under Prefix) is allowed
+// while the licence is not valid. ReadOnlyGate is given it by the server,
+// and the OpenAPI document lists 423 on every other write.
+func WriteExempt(path string) bool {
+	p, ok := strings.CutPrefix(path, Prefix)
+	if !ok {
+		return false
+	}
+	for _, re := range recoveryWrites {
+		if re.MatchString(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // ReadOnlyGate refuses writes with 423 LICENSE_READ_ONLY while writable()

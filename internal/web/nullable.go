@@ -9,7 +9,9 @@ import (
 )
 
 // markNullable documents as nullable the answer fields that encoding/json
-// writes as null: pointers and maps without omitempty (a nil map is null).
+// writes as null: pointers and maps without omitempty (a nil map is null),
+// except the data of a success envelope when it is a pointer: a success
+// carries its resource (MaybeEnvelope documents the data that may be null).
 // Only schemas that no request uses are changed: Huma validates requests
 // with the same schemas, and a request field stays as strict as it is.
 func markNullable(oapi *huma.OpenAPI) {
@@ -43,11 +45,28 @@ func markNullable(oapi *huma.OpenAPI) {
 			continue
 		}
 		for _, prop := range nullFields(t) {
+			if prop == "data" && successEnvelope(t) {
+				continue
+			}
 			if ps := s.Properties[prop]; ps != nil {
 				s.Properties[prop] = nullable(ps)
 			}
 		}
 	}
+}
+
+// successEnvelope reports whether t is an Envelope or PagedEnvelope whose
+// data is a pointer.
+func successEnvelope(t reflect.Type) bool {
+	if t.PkgPath() != reflect.TypeFor[APIIndex]().PkgPath() {
+		return false
+	}
+	name := t.Name()
+	if !strings.HasPrefix(name, "Envelope[") && !strings.HasPrefix(name, "PagedEnvelope[") {
+		return false
+	}
+	f, ok := t.FieldByName("Data")
+	return ok && f.Type.Kind() == reflect.Pointer
 }
 
 // nullFields lists the JSON names of fields of t (embedded ones included)

@@ -207,7 +207,8 @@ func errorApplies(op *huma.Operation, st int) bool {
 	case http.StatusConflict:
 		return (write && (secured || !public)) || op.Responses["409"] != nil
 	case http.StatusLocked:
-		return write
+		// the licence gate refuses signed-in callers' writes but the recovery ones
+		return write && !WriteExempt(op.Path)
 	case http.StatusTooManyRequests:
 		return (public && !secured && body) || hasMedia(op.Responses["200"], "text/event-stream") || op.Responses["429"] != nil
 	case http.StatusRequestedRangeNotSatisfiable:

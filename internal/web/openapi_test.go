@@ -20,6 +20,10 @@ type docThing struct {
 	Note    *string           `json:"note,omitempty"`
 }
 
+type docItem struct {
+	ID string `json:"id"`
+}
+
 type docCreateIn struct {
 	ID   string `path:"id"`
 	Body struct {
@@ -37,6 +41,24 @@ func documentFor(t *testing.T) (map[string]any, map[string]any) {
 		func(context.Context, *docCreateIn) (*Out[docThing], error) { return Created(docThing{}), nil })
 	Register(api, Op(http.MethodPost, "/auth/login", "login", "Sign in", Public, "auth"),
 		func(context.Context, *struct{ Body struct{ Login string } }) (*Out[any], error) { return Empty(), nil })
+	Register(api, Op(http.MethodGet, "/things", "listThings", "List", User, "lists"),
+		func(context.Context, *PageQuery) (*PagedOut[[]docThing, PageMeta], error) {
+			return Paged([]docThing{}, PageMeta{}), nil
+		})
+	Register(api, Op(http.MethodGet, "/things/{id}", "getThing", "Get", User, "lists"),
+		func(context.Context, *struct {
+			ID string `path:"id"`
+		}) (*Out[*docItem], error) {
+			return OK(&docItem{}), nil
+		})
+	Register(api, Op(http.MethodGet, "/queue", "queued", "Queued", User, "lists"),
+		func(context.Context, *struct{}) (*MaybeOut[*docItem], error) { return ReplyMaybe[*docItem](nil, nil) })
+	Register(api, Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Reset", Admin, "admin-users"),
+		func(context.Context, *struct {
+			ID string `path:"id"`
+		}) (*Out[any], error) {
+			return Empty(), nil
+		})
 	o := Op(http.MethodGet, "/things/{id}/files/{fileRef}/download", "download", "Download", User, "lists")
 	o.Responses = map[string]*huma.Response{"200": FileAnswer("bytes", "*/*")}
 	api.OpenAPI().AddOperation(&o)
@@ -85,9 +107,13 @@ func TestDocumentStatusesAndErrors(t *testing.T) {
 	if ref := dig(doc, "paths", "/api/v1/things/{id}", "post", "responses", "404", "content", "application/json", "schema", "$ref"); ref != "#/components/schemas/APIError" {
 		t.Errorf("404 schema %v, want the error envelope", ref)
 	}
+	// the licence gate lets the recovery writes through
+	if reset := responseKeys(doc, "/api/v1/admin/users/{id}/reset-password", "post"); slices.Contains(reset, "423") {
+		t.Errorf("reset-password (a recovery write) answers %v: want no 423", reset)
+	}
 	login := responseKeys(doc, "/api/v1/auth/login", "post")
-	if slices.Contains(login, "401") || !slices.Contains(login, "429") {
-		t.Errorf("login answers %v: want 429 and no 401", login)
+	if slices.Contains(login, "401") || !slices.Contains(login, "429") || slices.Contains(login, "423") {
+		t.Errorf("login answers %v: want 429 and no 401 or 423", login)
 	}
 	if sec, ok := dig(doc, "paths", "/api/v1/auth/login", "post", "security").([]any); !ok || len(sec) != 0 {
 		t.Errorf("login security %v, want []", dig(doc, "paths", "/api/v1/auth/login", "post", "security"))
@@ -136,6 +162,36 @@ func TestDocumentNullableAnswers(t *testing.T) {
 	p30 := dig(doc30, "components", "schemas", "DocThing", "properties", "parent").(map[string]any)
 	if p30["nullable"] != true || p30["allOf"] == nil {
 		t.Errorf("3.0 parent %v, want allOf [ref] nullable", p30)
+	}
+}
+
+// TestDocumentEnvelopes: a listing's meta has a schema of its own, a
+// pointer data is nullable only in a MaybeEnvelope, and answers without
+// meta declare none.
+func TestDocumentEnvelopes(t *testing.T) {
+	doc, _ := documentFor(t)
+	schemas := dig(doc, "components", "schemas").(map[string]any)
+	ref := dig(doc, "paths", "/api/v1/things", "get", "responses", "200", "content", "application/json", "schema", "$ref").(string)
+	paged := schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+	if dig(paged, "properties", "meta", "$ref") != "#/components/schemas/PageMeta" {
+		t.Errorf("listing meta %v, want PageMeta", dig(paged, "properties", "meta"))
+	}
+	if req, _ := dig(paged, "required").([]any); !slices.Contains(req, "meta") {
+		t.Errorf("listing meta not required: %v", req)
+	}
+	for _, p := range []string{"page", "limit", "total", "totalPages"} {
+		if dig(schemas, "PageMeta", "properties", p, "type") != "integer" {
+			t.Errorf("PageMeta.%s %v", p, dig(schemas, "PageMeta", "properties", p))
+		}
+	}
+	if d := dig(schemas, "EnvelopeDocItem", "properties", "data"); dig(d, "$ref") != "#/components/schemas/DocItem" {
+		t.Errorf("Envelope data %v, want the plain ref (never null)", d)
+	}
+	if dig(schemas, "EnvelopeDocThing", "properties", "meta") != nil {
+		t.Errorf("an envelope without meta declares meta")
+	}
+	if alts, _ := dig(schemas, "MaybeEnvelopeDocItem", "properties", "data", "anyOf").([]any); len(alts) != 2 {
+		t.Errorf("MaybeEnvelope data %v, want anyOf [ref, null]", dig(schemas, "MaybeEnvelopeDocItem", "properties", "data"))
 	}
 }
 

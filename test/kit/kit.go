@@ -77,8 +77,26 @@ func Backends(t testing.TB) []Backend {
 	return bs
 }
 
-// ForEachBackend runs fn as a subtest per backend, each with its own server.
+// ForEachBackend runs fn as a parallel subtest per backend, each with its
+// own server, data folder and database: the backends run side by side, so fn
+// must not share state between them (a variable outside fn, a fixed port).
+// The subtests end after the calling test function returns: nothing may
+// follow ForEachBackend that reads what the subtests did; use
+// ForEachBackendInTurn for that.
 func ForEachBackend(t *testing.T, fn func(t *testing.T, s *Server), env ...string) {
+	for _, b := range Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, Start(t, b, env...))
+		})
+	}
+}
+
+// ForEachBackendInTurn runs fn as a subtest per backend, one after the
+// other; each server is stopped before the next starts. For tests that share
+// something between the backends: a fixed port, a counting fake service, a
+// result compared after both ran.
+func ForEachBackendInTurn(t *testing.T, fn func(t *testing.T, s *Server), env ...string) {
 	for _, b := range Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			fn(t, Start(t, b, env...))
@@ -111,15 +129,32 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
-// FreePort returns a loopback address with a free port.
+var (
+	portsMu sync.Mutex
+	ports   = map[string]bool{}
+)
+
+// FreePort returns a loopback address with a free port, never one it
+// returned before in this process: tests run in parallel, and a port handed
+// out is free only until its server binds it.
 func FreePort(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for range 100 {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := l.Addr().String()
+		l.Close()
+		if !ports[addr] {
+			ports[addr] = true
+			return addr
+		}
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatal("no free loopback port")
+	return ""
 }
 
 // Start runs `coreportal serve` on a free port with a temp data folder.

@@ -1,14 +1,18 @@
 // The console's router: the address bar is the state. Canonical routes of the
 // API (SPEC "Routes") are resolved by GET /routes/resolve; console screens
 // that are not content (sign-in, profile, administration) have fixed paths.
-export const route = $state<{ path: string; query: URLSearchParams }>({
+export const route = $state<{ path: string; query: URLSearchParams; search: string; hash: string }>({
   path: location.pathname,
   query: new URLSearchParams(location.search),
+  search: location.search,
+  hash: location.hash,
 });
 
 function sync(): void {
   route.path = location.pathname;
   route.query = new URLSearchParams(location.search);
+  route.search = location.search;
+  route.hash = location.hash;
 }
 
 /** Goes to path (with its query) without reloading the page. */
@@ -20,6 +24,7 @@ export function navigate(to: string, opts: { replace?: boolean } = {}): void {
 }
 
 addEventListener('popstate', sync);
+addEventListener('hashchange', sync);
 
 /** Click handling for same-origin links: plain left clicks navigate in place;
  * modified clicks (new tab, download) keep the browser's behaviour. */
@@ -40,3 +45,8 @@ export function interceptLinks(root: HTMLElement): () => void {
 export function here(): string {
   return location.pathname + location.search;
 }
+
+/** The route the current screen shows, as /routes/resolve answered it (null
+ * for fixed screens and while resolving): the navigation and breadcrumbs
+ * follow its node. */
+export const current = $state<{ resolved: import('./api/client').Schemas['RouteResult'] | null }>({ resolved: null });

@@ -9,12 +9,14 @@ export type ScreenProps = { route: Resolved };
 type Loader = () => Promise<{ default: Component<ScreenProps> }>;
 
 export const screens: Partial<Record<Resolved['type'], Loader>> = {
-  home: () => import('./home/Home.svelte'),
-  node: () => import('./home/Home.svelte'),
+  home: () => import('./node/NodeScreen.svelte'),
+  node: () => import('./node/NodeScreen.svelte'),
   list: () => import('./list/ListScreen.svelte'),
 };
 
 /** Console screens at fixed paths (not content routes of the API). */
 export const fixedScreens: Record<string, () => Promise<{ default: Component }>> = {
+  '/profile': () => import('./profile/Profile.svelte'),
+  '/search': () => import('./search/SearchNotice.svelte'),
   '/lists/new': () => import('./list/CreateList.svelte'),
 };

@@ -1,5 +1,5 @@
 // The console's side of a form script: the runner page in a sandboxed frame
-// (ui/public/assets/form-runner.*) evaluates the script; this end sends it the
+// (ui/public/form-sandbox.html, served by internal/console with its own CSP) evaluates the script; this end sends it the
 // form's values and applies what it asks (set, lock, hide, message, veto).
 // See ui/FORM-SCRIPTS.md for the message API.
 import type { Field, Values } from '../lists/model';
@@ -12,7 +12,7 @@ export type ScriptHooks = {
 };
 type Msg = { source?: string; type?: string; field?: string; value?: unknown; locked?: boolean; hidden?: boolean; text?: string; level?: string; id?: number; veto?: string | null };
 
-export const runnerSrc = '/assets/form-runner.html';
+export const runnerSrc = '/form-sandbox.html';
 const vetoWaitMs = 3000;
 
 export class FormScript {

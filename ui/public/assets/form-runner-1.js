@@ -1,3 +1,5 @@
+// (The file name carries a version: /assets/ files are served as immutable;
+// change the number when the runner changes.)
 // Runs a list form's script (formConfig.<form>.script) for the console. The
 // page is framed with sandbox="allow-scripts" (an opaque origin: no API calls
 // with the session, no access to the console) and served with its own CSP.
