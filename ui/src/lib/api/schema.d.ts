@@ -19,8 +19,7 @@ export interface paths {
          *     recycle-bin restores and purges, log purges, backups and restores, module installs (module.install, module.upgrade,
          *     module.skip, module.install_template; a refused installation is module.install with outcome failure), licence activations. Each record
          *     names the actor (id, login, client address), the action, the resource (type and id), the outcome and details (before /
-         *     after where it matters). Filters: actor (user id or login), action (exact, or a prefix ending in "." such as "acl."),
-         *     resourceType, resourceId, from / to (RFC 3339, inclusive).
+         *     after where it matters).
          */
         get: operations["listAudit"];
         put?: never;
@@ -279,8 +278,6 @@ export interface paths {
          *     records of a running job; applog, audit and the like when the code names one; app otherwise), message, correlationId
          *     (the request's X-Request-Id, or the job), jobId and attrs. With redactEnabled, passwords, tokens, cookies,
          *     Authorization headers, LDAP bind passwords and e-mail addresses are masked before storage.
-         *     Filters: level (one level = that level and above; a comma-separated list = exactly those levels), process, category,
-         *     q (case-insensitive text in the message or attributes), correlationId, jobId, from / to (RFC 3339, inclusive).
          */
         get: operations["listLogs"];
         put?: never;
@@ -833,6 +830,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/change-password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change one's own password (local accounts)
+         * @description Sets a new password of the signed-in user's local account after checking the current one. newPassword must have 8 to 256 characters, not only white space, must not be one of the 10,000 most common passwords, must not equal the login or e-mail (ignoring case) and must differ from the current password; otherwise 400 VALIDATION_ERROR on field newPassword. A wrong currentPassword answers 400 VALIDATION_ERROR on field currentPassword and counts as a failed sign-in of the login from the caller's address (the sign-in throttle's limits apply: 429 RATE_LIMITED with Retry-After once they are reached). A domain account's password is managed by the directory: 400 VALIDATION_ERROR. On success every session of the user ends, the calling one included: the answer carries a fresh token (as POST /auth/login does) and sets the core_token cookie to it.
+         */
+        post: operations["changeOwnPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -891,6 +908,30 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/me/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's interface preferences
+         * @description language (ru or en) and timeZone (an IANA name such as Europe/Moscow); null means not chosen: the console follows the browser. GET /auth/me carries them too, as preferences.
+         */
+        get: operations["getMyPreferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the signed-in user's interface preferences
+         * @description Sets the properties sent and leaves the others; null clears one. language must be ru or en, timeZone an IANA time zone name as the tz database spells it (Europe/Moscow, UTC; case matters); otherwise 400 VALIDATION_ERROR naming the field. Answers the preferences as stored.
+         */
+        patch: operations["updateMyPreferences"];
         trace?: never;
     };
     "/api/v1/directory/search": {
@@ -1328,7 +1369,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file
-         * @description Add on the library or the parent folder. multipart/form-data: optional field parentId (folder number or guid, at most once; it must come before the file part, or be given as ?parentId=: a parentId part after the file part, a second parentId or a second file part answers 400 and stores nothing) and one part file, streamed to the blob store (never held in memory). Larger than CORE_MAX_UPLOAD_MB answers 413 PAYLOAD_TOO_LARGE and stores nothing. The name is the part's file name reduced to its last path element with control characters (C0, DEL, C1: CR, LF, NEL, …) and bidirectional override/isolate marks removed, the last 255 characters kept. Content type: the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept. Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (parallel uploads of one new name make one file, 201, and versions of it, 200) (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name, or a file the caller cannot view, answers the same 409 (names are unique per folder, so a caller with add learns that a name is taken, as in SharePoint, but nothing else about a hidden entry). Required custom fields are not checked. Search: the file is indexed by name and field values at once; for txt, md, csv, tsv, html, docx, xlsx, pptx, odt and pdf (by extension, else by content type) a background job of type search.extractText (see GET /jobs) then extracts the text of the new version and adds it to the file's search entry, usually within seconds. Bounds per file: 64 MiB read (longer plain text is cut there, other formats fail), 256 KiB of text kept, 256 MiB inflated and 10,000 entries for ZIP-based formats, 2,000 PDF pages, 30 s. A malformed or hostile document (zip bomb, endless PDF, encrypted PDF) fails its job with the reason and nothing else: the file stays stored and findable by name.
+         * @description Add on the library or the parent folder. The file part is streamed to the blob store (never held in memory). Uploading a name that exists in the folder (case-insensitive) adds a new version of that file (parallel uploads of one new name make one file, 201, and versions of it, 200) (edit on it is needed as well; field values stay) and answers 200; a new file answers 201; a folder of that name, or a file the caller cannot view, answers the same 409 (names are unique per folder, so a caller with add learns that a name is taken, as in SharePoint, but nothing else about a hidden entry). Required custom fields are not checked. Search: the file is indexed by name and field values at once; for txt, md, csv, tsv, html, docx, xlsx, pptx, odt and pdf (by extension, else by content type) a background job of type search.extractText (see GET /jobs) then extracts the text of the new version and adds it to the file's search entry, usually within seconds. Bounds per file: 64 MiB read (longer plain text is cut there, other formats fail), 256 KiB of text kept, 256 MiB inflated and 10,000 entries for ZIP-based formats, 2,000 PDF pages, 30 s. A malformed or hostile document (zip bomb, endless PDF, encrypted PDF) fails its job with the reason and nothing else: the file stays stored and findable by name.
          */
         post: operations["uploadFile"];
         delete?: never;
@@ -1374,7 +1415,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. fileRef is the file's number in the library or its guid; a malformed library id, fileRef, versionId or parentId answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
+         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -1556,7 +1597,7 @@ export interface paths {
         put?: never;
         /**
          * Add a field
-         * @description Edit on the list. fieldType: text, multiline_text, html_text (values sanitised as page content: scripts, event-handler attributes, style, id and name attributes removed), choice {choices[], allowMultiple=false}, number, date, datetime, boolean, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true}, link. internalName is optional (default field_<n>; that form is reserved for generated names), lowercase letters, digits and _. sortOrder is -1000000..1000000. A lookup needs view on its target list (404 when missing, 403 when the caller cannot view it); lookup values need view on the target item (400 alike for missing and hidden items), except entries the item already holds, which may be sent back unchanged. A lookup value is stored as target item (or file) numbers; its display is the target's current text, resolved for each caller: a target the caller cannot view (no view on the target list or library, or an item or file hidden from them by broken inheritance) keeps its entry { itemId } with display "" (empty), in items, listings, versions, quick-edit and sync-state answers alike; live events and event-receiver payloads carry every lookup entry with display "" (one event goes to every viewer: read the item or sync-state for the displays). Filters contains/startsWith on a lookup match only target items the caller can view, and sorting by a lookup orders a hidden target as an empty display; eq/ne/in compare item numbers, which are not secret. A lookup to a document library (lookupLibraryId) needs view on the library (404 when missing or not visible); lookupFieldId is name (default), item_number, item_type, mime_type or the UUID of a custom field of the library; values are file or folder numbers of that library that exist and that the caller can view (400 otherwise).
+         * @description Edit on the list. A lookup needs view on its target list (404 when missing, 403 when the caller cannot view it); lookup values need view on the target item (400 alike for missing and hidden items), except entries the item already holds, which may be sent back unchanged. A lookup value is stored as target item (or file) numbers; its display is the target's current text, resolved for each caller: a target the caller cannot view (no view on the target list or library, or an item or file hidden from them by broken inheritance) keeps its entry { itemId } with display "" (empty), in items, listings, versions, quick-edit and sync-state answers alike; live events and event-receiver payloads carry every lookup entry with display "" (one event goes to every viewer: read the item or sync-state for the displays). Filters contains/startsWith on a lookup match only target items the caller can view, and sorting by a lookup orders a hidden target as an empty display; eq/ne/in compare item numbers, which are not secret. A lookup to a document library (lookupLibraryId) needs view on the library (404 when missing or not visible); lookupFieldId is name (default), item_number, item_type, mime_type or the UUID of a custom field of the library; values are file or folder numbers of that library that exist and that the caller can view (400 otherwise).
          */
         post: operations["createField"];
         delete?: never;
@@ -1598,7 +1639,7 @@ export interface paths {
         };
         /**
          * Paged, filtered, sorted items
-         * @description View on the list; items the caller cannot view are never listed or counted. limit 1-500, otherwise the view's pageSize. viewId: default view otherwise. sort/orderBy: JSON [{column, direction}] or col:asc,col2:desc (orderBy wins); empty values sort last. filter: JSON {logic: and|or, conditions: [{column, operator (or op), value}]}, ANDed with the view filter; column is a field UUID, internal_name, __created_at, __updated_at or id (the item number, a number; sort and orderBy accept it too, e.g. sort=id:desc; a field whose internal_name is id takes precedence). Operators eq, ne, contains, startsWith, gt, gte, lt, lte, isEmpty, isNotEmpty, in (value array or comma-separated). Text comparisons and text sorts are case-insensitive (Unicode lower-casing, identical on SQLite and PostgreSQL: Д matches д, ё does not match е; the lower-cased values compare and sort by code point; on PostgreSQL the database needs a UTF-8 character type such as C.UTF-8); numbers compare as numbers, dates as dates; on datetime fields a date value means that whole day (UTC). Choice, person and lookup: eq/ne/in match an entry (person by subject id or [Я], lookup by item number), contains/startsWith match names (person: the current display name of a user or group entry; lookup: the current display of a target item the caller can view: a target in a list or library the caller cannot view, or an item or file hidden from them, matches no text and sorts as an empty display, and is shown with display ""). Person and lookup values are stored as references: display and sorting use the current names (a user's rename shows at once on every instance, a group's at once on the instance that made it and within 30 s on the others, a lookup target's change at once), a subject or target item that no longer exists keeps its entry with an empty display, and sorting orders by the display of the first entry (no index serves that order). Placeholders [Я] (current user), [Сегодня], [Сегодня]+N, [Сегодня]-N (UTC days). q: case-insensitive text search over all fields except lookups (a lookup's display is another item's text: neither the search index nor q on a list without one matches it; person fields match by the names of their users and groups). meta: page, limit, total, totalPages, totalInView (items in the view before filter and q: for a view without filter and a caller with view on the list, the list's item count kept by the database less the items hidden from the caller; otherwise counted, and kept up to 5 s per caller, dropped at once by item writes on this instance), fields, groups (grouped views only: value and count per group, [] when nothing matches), view, schemaTag (a digest of fields and view: send it back as schemaTag on the next listing of the same list and view, and while fields and view are unchanged the answer leaves meta.fields and meta.view out and says schemaUnchanged: true; any change of a field or the view changes the tag and they are sent again; an unknown or stale tag is not an error). Answers travel compressed with zstd or gzip when Accept-Encoding asks (JSON above 1 KB) and carry a weak ETag (If-None-Match answers 304). A malformed viewId is 400, an unknown one 404. Indexes (no planning needed): views index the columns they sort, group and filter on when saved; besides, once a list has 1,000 items or more, the first sort column of a listing (alone, and with the columns of an and-filter trailing, plus a covering index of those columns, as views get) and every text, number, date, datetime or boolean column compared by eq, in, gt, gte, lt, lte or startsWith gets an index built in the background on first use (on PostgreSQL without blocking writes; text contains of 3 or more characters gets a pg_trgm trigram index when the extension can be installed, otherwise it stays a scan); the requests after the build use it; an index built this way and not wanted for 30 days is dropped again, and a list has at most 16 of them (further combinations run without a new index). When total (or totalInView) has to be counted, it comes from the page query itself (one pass), unless an index delivers the listing order (a view's sort index or an ad-hoc one with the filter's columns; on PostgreSQL also the plain ad-hoc sort index): then the page walks that index and stops after offset+limit matches, and the count is a query of its own.
+         * @description View on the list; items the caller cannot view are never listed or counted. The view (viewId, or the list's default view) gives the columns, the sort, the filter and the page size; sort, orderBy and filter refine it. Text comparisons and text sorts are case-insensitive (Unicode lower-casing, identical on SQLite and PostgreSQL: Д matches д, ё does not match е; the lower-cased values compare and sort by code point; on PostgreSQL the database needs a UTF-8 character type such as C.UTF-8); numbers compare as numbers, dates as dates. Person and lookup values are stored as references: display and sorting use the current names (a user's rename shows at once on every instance, a group's at once on the instance that made it and within 30 s on the others, a lookup target's change at once); a subject or target item that no longer exists keeps its entry with an empty display; a target the caller cannot view matches no text, sorts as an empty display and is shown with display "". Indexes need no planning: views index the columns they sort, group and filter on; once a list has 1,000 items, the first sort column of a listing and the columns compared by eq, in, gt, gte, lt, lte or startsWith get an index built in the background on first use (text contains of 3 or more characters: a pg_trgm index on PostgreSQL when the extension can be installed), at most 16 per list, dropped when unused for 30 days. Answers travel compressed (zstd or gzip, JSON above 1 KB) and carry a weak ETag (If-None-Match answers 304).
          */
         get: operations["listItems"];
         put?: never;
@@ -1622,7 +1663,7 @@ export interface paths {
         };
         /**
          * Live item changes (SSE)
-         * @description View on the list; ids are item numbers (1 to 100, else 400). Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display "": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.
+         * @description View on the list. Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display "": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.
          */
         get: operations["itemsLive"];
         put?: never;
@@ -1957,9 +1998,7 @@ export interface paths {
         put?: never;
         /**
          * Install a module package
-         * @description Administrators only (role core_admin). multipart/form-data with one part package: a .coremod file, a ZIP archive with module.json in its root,
-         *     at most 50 MB (streamed to a temporary file; a larger package answers 400 VALIDATION_ERROR, not 413).
-         *     ?installDependencies=true (default; false or 0 turns it off, anything else is 400).
+         * @description Administrators only (role core_admin). Installs a module package and what it requires: its resources are created through the same services as the REST API.
          *
          *     Refused with 400 VALIDATION_ERROR and nothing changed: a body that is not multipart or lacks the part (or has two), a file that is
          *     not a ZIP, no module.json in the root, entry names with .., a leading / or drive letter, a backslash, control characters or an
@@ -1969,53 +2008,6 @@ export interface paths {
          *     resources[2].node.$ref), an older version than the installed one (rollback is not supported). A vendor module (key vendor.*)
          *     answers 403 FORBIDDEN: vendor product modules are installed only from the vendor catalog of the release with
          *     POST /modules/install-template and a licence entitlement.
-         *
-         *     module.json:
-         *     { "id": "acme.tasks",                      module key: dotted lower-case words, at most 100 characters
-         *       "version": "1.2.0",                      semantic version MAJOR.MINOR.PATCH[-pre][+build]
-         *       "title": "Tasks", "description": "...",
-         *       "requires": ["acme.base@>=1.0.0"],       <key>, <key>@<op><version> with op >=, >, =, <=, < (a bare version means =)
-         *       "provisioner": "core.log",               optional built-in provisioner (core.log: writes the version step to the install log)
-         *       "resources": [                           created in reference order through the same services as the REST API
-         *         { "key": "nodes.tasks", "type": "node", "title": "Tasks", "slug": "tasks", "description": "", "sortOrder": 0,
-         *           "parent": { "$ref": "modules.acme.base.nodes.home" } },                  parent absent = a root node
-         *         { "key": "lists.tasks", "type": "list", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "slug": "tasks",
-         *           "fields": [ { "internalName": "due", "title": "Due", "fieldType": "date", "isRequired": false, "settings": {} } ],
-         *           "views":  [ { "key": "open", "title": "Open", "isDefault": false, "config": { "columns": ["title", "due"] } } ] },
-         *         { "key": "libraries.docs", "type": "library", "node": { "$ref": "nodes.tasks" }, "title": "Documents", "slug": "documents" },
-         *         { "key": "pages.help", "type": "page", "node": { "$ref": "nodes.tasks" }, "title": "Help", "slug": "help", "content": "<p>…</p>" },
-         *         { "key": "groups.leads", "type": "group", "name": "Task leads", "description": "" },
-         *         { "key": "menu.tasks", "type": "menuItem", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "link": "/tasks/lists/tasks",
-         *           "openInNewTab": false } ] }
-         *     A menuItem is added to the node's menu as POST /nodes/{id}/menu/items does: a slug path (/<node path>/lists/<slug>, …/libraries/…,
-         *     …/pages/…) of a resource created before it is bound to that resource and follows its renames.
-         *     Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
-         *     modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
-         *     Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).
-         *     Limits (400 before anything is written): 200 resources, 100 fields and 20 views per list, 5000 fields and 400 views in all lists
-         *     of the package, and at most 100 fields added to lists that exist already (an upgrade) or after a field that looks up its own
-         *     list: a new list's other fields are created with its item table at once, those fields one schema change each, which on SQLite
-         *     holds the portal's only writer (split a larger package into modules that require each other, or a growth over several versions).
-         *     In a lookup field's settings, lookupListId, lookupLibraryId, lookupNodeId and lookupFieldId may be { "$ref": ... } naming a list,
-         *     library or node of the module or of a required module, and for lookupFieldId "<list key>.fields.<internalName>"; the target is
-         *     created first (a list may look itself up; two lists that look each other up are a cycle and are refused).
-         *
-         *     Dependencies: each requires entry not satisfied by an installed module is looked up, newest allowed version first, in the deps/
-         *     folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog
-         *     (MODULE_CATALOG_PATH: catalog.json { "modules": [ { id, version, title, package, isFree } ] } and the packages beside it), then
-         *     the remote catalog (MODULE_CATALOG_URL: <url>/catalog.json, or the URL itself when it ends in .json; packages relative to it;
-         *     15 s timeout, 1 MB catalog and 50 MB package limits). Vendor modules are looked up in the embedded vendor catalog, then
-         *     in local and remote catalog entries that carry sha256 (hex) and signature (hex Ed25519 by the vendor key of release packages,
-         *     CORE_UPDATE_PUBLIC_KEY, over "coreportal-module\n<id>\n<version>\n<sha256>\n<free|paid>\n"); an unsigned or mis-signed vendor
-         *     entry is ignored, and vendor.* packages in deps/ never count.
-         *     Requirements that cannot be met (not found, installDependencies=false, an installed version that does not satisfy and cannot
-         *     be upgraded) answer 409 CONFLICT before anything is written, with details.missing (the requirements as written, e.g.
-         *     "acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Installing a version that an installed
-         *     module's requires exclude (acme.app requires acme.lib@<2.0.0, acme.lib 2.0.0 uploaded) answers 409 CONFLICT with
-         *     details.dependents ["acme.app requires acme.lib@<2.0.0"], unless the same installation upgrades that module too. Resources of a required module are
-         *     referenced as modules.<key>.<resource key>. An upgrade that builds on a resource installed earlier but deleted since (a kept list
-         *     whose fields it extends, a $ref target of a required module) answers 409 CONFLICT with details.field naming the place
-         *     (resources[2]) and nothing changed: restore the resource from its recycle bin and install again.
          *
          *     Outcome: the dependencies and the module are installed in ONE transaction (a failure half-way, e.g. a slug already taken,
          *     leaves nothing behind; concurrent installations are serialised, so a module is never created twice). Same version installed:
@@ -2108,7 +2100,7 @@ export interface paths {
         put?: never;
         /**
          * Create a node
-         * @description Edit on the parent node is required; nodes at the root (no parentId) are created by administrators only. slug: lowercase letters, digits and single hyphens, at most 100 characters, unique among siblings (409 otherwise); the words lists, libraries, pages, surveys, groups and nodes are reserved.
+         * @description Edit on the parent node is required; nodes at the root (no parentId) are created by administrators only. slug: lowercase letters, digits and single hyphens, at most 100 characters, unique among siblings (409 otherwise); the words lists, libraries, pages, surveys, groups and nodes (the canonical routes) and api, assets, health, ready, metrics and debug (the server's own paths beside the console) are reserved.
          */
         post: operations["createNode"];
         delete?: never;
@@ -2494,7 +2486,7 @@ export interface paths {
         };
         /**
          * Resolve a slug path
-         * @description Canonical forms: / (home), /<node slugs> (node), /<node slugs>/lists/<slug>, /libraries/<slug>, /pages/<slug>, /<node slugs>/surveys, /surveys/new, /surveys/<slug>, /surveys/<slug>/edit, /surveys/<slug>/results, /surveys/<slug>/take, /groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit. Nested nodes are chained by slug from the root. Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). A list, library, page or survey answers as its own GET /lists/{id}, /libraries/{id}, /pages/{id} or /surveys/{id} answers for the caller (the same 403 or 404, and no id): a draft survey needs edit on it, for every survey route (/surveys/<slug>, /edit, /results, /take). /groups/<uuid> echoes the id it was given and checks nothing (GET /groups/{id} decides). The result carries type, nodeId, resourceId plus the matching listId / libraryId / pageId / surveyId / groupId, and the canonical path.
+         * @description Unknown paths answer 404; a node or resource that exists but that the caller cannot view answers 403 (404 only when it does not exist). A list, library, page or survey answers as its own GET /lists/{id}, /libraries/{id}, /pages/{id} or /surveys/{id} answers for the caller (the same 403 or 404, and no id): a draft survey needs edit on it, for every survey route (/surveys/<slug>, /edit, /results, /take). /groups/<uuid> echoes the id it was given and checks nothing (GET /groups/{id} decides). The result carries type, nodeId, resourceId plus the matching listId / libraryId / pageId / surveyId / groupId, and the canonical path.
          */
         get: operations["resolveRoute"];
         put?: never;
@@ -2516,9 +2508,7 @@ export interface paths {
          * Search everything the caller can view
          * @description Full-text search over list items, library files (name, custom fields and the text inside txt, md, csv, html, docx, xlsx, pptx, odt and pdf files), pages, nodes, lists, libraries and surveys. Lookup fields of items and files are not indexed (their displays are other items' text, which some readers of the item may not view; person fields are found by the names of their users and groups: renaming a user (also by the directory sync) or a group queues a job, search.reindexSubject, that re-indexes the items and files naming it, so the new name finds them and the old one no longer does within seconds); POST /services/search-crawler/run rebuilds the whole index. Any signed-in user; only what the caller may view is returned and counted, exactly as the permission engine decides viewing (grants on the resource, on every folder up to its nearest isolated resource, on the list or library, on the node and its ancestors, direct or through groups; rights are applied in the database query, so meta.total and paging are exact; administrators see everything). Lists with searchEnabled=false and resources in the recycle bin are never found. Timing: the rights are checked on each row the full-text index yields for the terms (SQLite: every FTS5 match, since FTS5 cannot filter by rights inside its index walk; PostgreSQL: the matches of the GIN bitmap, or the rows of the newest-first walk), so a search takes longer the more entries match its terms, whether the caller may view them or not: about 1.5 µs per hidden match on SQLite (measured: 20 visible matches 7.6 ms, the same with 2,000 hidden matches besides 10.7 ms, on a loaded test machine; on PostgreSQL the difference was below the noise). Results, meta.total and paging never depend on hidden entries; only this time does, which can hint at how many hidden entries hold a word when thousands do.
          *
-         *     q: words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection (Russian and English Snowball stemming: "договоры" finds "договор", "contracts" finds "contract") and treats ё as е; a prefix matches the start of the stemmed words. Words are runs of letters and digits: punctuation splits them on both databases, so budget.xlsx, node.js, user@example.com or 3.14159 are found by each part and by the whole. Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. A q without any letter or digit answers 400.
-         *
-         *     Results are ranked by relevance in two tiers: first the results whose title matches every term (score 2), then the others (score 1); newest first (updatedAt) within a tier. Each hit has type, id, nodeId, listId/libraryId/pageId/surveyId, number (items and files), title, snippet (HTML-escaped text around the first match with matches in <mark>…</mark>), path (canonical route: /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, /<node slugs>/surveys/<slug>, /<node slugs> for nodes; composed from the current slugs, so it follows renamed and moved nodes, lists and libraries at once), updatedAt and score (2 or 1, see the tiers above). meta: page, limit, total, totalPages, totalRelation. total is exact: it counts every result the caller can view (totalRelation is always "eq"), and every page up to totalPages can be read. On PostgreSQL large totals of word and prefix queries are counted on a bitmap index of the terms kept in step by every save; phrases count the matching rows.
+         *     Results are ranked in two tiers (score 2: the title matches every term, then score 1), newest first (updatedAt) within a tier. meta.total is exact: it counts every result the caller can view, and every page up to totalPages can be read.
          *
          *     Document text is extracted after the upload by a background job (search.extractText), so a word inside a file is found seconds after the upload, its name at once; at most 256 KiB of text per file is indexed (limits: see POST /libraries/{libraryId}/files). A file whose extraction failed is found by name and fields only.
          */
@@ -2834,7 +2824,7 @@ export interface paths {
         put?: never;
         /**
          * Answer a survey
-         * @description View on the survey and on its node, status open (409 CONFLICT otherwise). 400 VALIDATION_ERROR when the survey id (or export id) is not a UUID (details.field id or exportId), 404 NOT_FOUND when the survey does not exist (or is in the recycle bin), 403 FORBIDDEN when it exists and the caller lacks the right. body { answers: { <questionId>: answer } } with per type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), number { value } (a finite number with |value| <= 1e15, e.g. 1e16 or 1e400 is 400 naming the question; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } (up to 100; display is ignored: the server stores the user's current name). Unknown question ids, option ids that do not exist, users that do not exist, other shapes and missing required answers are 400 VALIDATION_ERROR with details.field=answers.<questionId> and details.questionId. null, "" and [] mean no answer. One response per user: a second one is 409 CONFLICT (also when two arrive at once). Anonymous surveys store no user id and no name with the response and only the day it arrived; one response per user is enforced with a separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }.
+         * @description View on the survey and on its node, status open (409 CONFLICT otherwise). 400 VALIDATION_ERROR when the survey id (or export id) is not a UUID (details.field id or exportId), 404 NOT_FOUND when the survey does not exist (or is in the recycle bin), 403 FORBIDDEN when it exists and the caller lacks the right. Unknown question ids, option ids that do not exist, users that do not exist, other shapes and missing required answers are 400 VALIDATION_ERROR with details.field=answers.<questionId> and details.questionId. One response per user: a second one is 409 CONFLICT (also when two arrive at once). Anonymous surveys store no user id and no name with the response and only the day it arrived; one response per user is enforced with a separate mark keyed by HMAC-SHA256(server secret, survey id and user id), which says that a user answered but never what. Users chosen in user and users questions are answers, not respondents, and keep their names. Answers 201 { surveyId, submitted: true }.
          */
         post: operations["submitSurvey"];
         delete?: never;
@@ -3133,6 +3123,8 @@ export interface components {
             is_seed_admin: boolean;
             login: string;
             manager_user_id: string | null;
+            /** @description the user's own interface preferences (PATCH /auth/me/preferences) */
+            preferences: components["schemas"]["Preferences"];
             /** Format: date-time */
             updated_at: string;
         };
@@ -3153,6 +3145,12 @@ export interface components {
             templates: components["schemas"]["TemplateCounts"][] | null;
             /** @description the vendor catalog embedded in this release */
             vendor: components["schemas"]["SourceStatus"];
+        };
+        ChangePasswordInBody: {
+            /** @description the password the user signs in with now */
+            currentPassword: string;
+            /** @description the new password (password policy: see the description) */
+            newPassword: string;
         };
         ClearResult: {
             /** Format: int64 */
@@ -3324,497 +3322,362 @@ export interface components {
         };
         EnvelopeAny: {
             data: unknown;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeBackupRecord: {
-            data: components["schemas"]["BackupRecord"] | null;
-            meta?: unknown;
+            data: components["schemas"]["BackupRecord"];
             success: boolean;
         };
         EnvelopeBackupStatus: {
             data: components["schemas"]["BackupStatus"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeBinEntry: {
             data: components["schemas"]["BinEntry"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeCard: {
             data: components["schemas"]["Card"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeCatalogStatus: {
-            data: components["schemas"]["CatalogStatus"] | null;
-            meta?: unknown;
+            data: components["schemas"]["CatalogStatus"];
             success: boolean;
         };
         EnvelopeClearResult: {
             data: components["schemas"]["ClearResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeConnectionSettings: {
             data: components["schemas"]["ConnectionSettings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeDashboard: {
-            data: components["schemas"]["Dashboard"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Dashboard"];
             success: boolean;
         };
         EnvelopeEventReceiver: {
-            data: components["schemas"]["EventReceiver"] | null;
-            meta?: unknown;
+            data: components["schemas"]["EventReceiver"];
             success: boolean;
         };
         EnvelopeFieldOut: {
             data: components["schemas"]["FieldOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeFileOut: {
             data: components["schemas"]["FileOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeFilePermissionSettings: {
             data: components["schemas"]["FilePermissionSettings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeGroupDetail: {
-            data: components["schemas"]["GroupDetail"] | null;
-            meta?: unknown;
+            data: components["schemas"]["GroupDetail"];
             success: boolean;
         };
         EnvelopeIndexClearResult: {
             data: components["schemas"]["IndexClearResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeItem: {
-            data: components["schemas"]["Item"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Item"];
             success: boolean;
         };
         EnvelopeItemAttachment: {
             data: components["schemas"]["ItemAttachment"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeItemInheritance: {
             data: components["schemas"]["ItemInheritance"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeItemOut: {
             data: components["schemas"]["ItemOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeItemsSyncOut: {
             data: components["schemas"]["ItemsSyncOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeJob: {
-            data: components["schemas"]["Job"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Job"];
             success: boolean;
         };
         EnvelopeJobRetention: {
             data: components["schemas"]["JobRetention"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLibraryFieldOut: {
             data: components["schemas"]["LibraryFieldOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLibraryOut: {
             data: components["schemas"]["LibraryOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLicenseActivationResult: {
             data: components["schemas"]["LicenseActivationResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLicenseStatus: {
             data: components["schemas"]["LicenseStatus"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListBackupRecord: {
             data: components["schemas"]["BackupRecord"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListBinEntry: {
-            data: components["schemas"]["BinEntry"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListEntry: {
-            data: components["schemas"]["Entry"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListEventReceiver: {
             data: components["schemas"]["EventReceiver"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListFieldOut: {
             data: components["schemas"]["FieldOut"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListFileOut: {
-            data: components["schemas"]["FileOut"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListFileVersion: {
             data: components["schemas"]["FileVersion"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListGroup: {
             data: components["schemas"]["Group"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListHit: {
-            data: components["schemas"]["Hit"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListItem: {
             data: components["schemas"]["Item"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListItemAttachment: {
             data: components["schemas"]["ItemAttachment"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListItemOut: {
-            data: components["schemas"]["ItemOut"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListJob: {
-            data: components["schemas"]["Job"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListLibraryFieldOut: {
             data: components["schemas"]["LibraryFieldOut"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListLibraryOut: {
             data: components["schemas"]["LibraryOut"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListListOut: {
             data: components["schemas"]["ListOut"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListListPersonOption: {
             data: components["schemas"]["ListPersonOption"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListListView: {
             data: components["schemas"]["ListView"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListMoved: {
             data: components["schemas"]["ListMoved"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListNode: {
             data: components["schemas"]["Node"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListOut: {
             data: components["schemas"]["ListOut"];
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListPage: {
-            data: components["schemas"]["Page"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListPermissionRecord: {
             data: components["schemas"]["PermissionRecord"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListRecord: {
             data: components["schemas"]["Record"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListRow: {
-            data: components["schemas"]["Row"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListServiceRecord: {
             data: components["schemas"]["ServiceRecord"][] | null;
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeListSummary: {
-            data: components["schemas"]["Summary"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListTemplateOut: {
             data: components["schemas"]["TemplateOut"][] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeListView: {
             data: components["schemas"]["ListView"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLoginData: {
             data: components["schemas"]["LoginData"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeLookupOptions: {
             data: components["schemas"]["LookupOptions"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeMailSendResult: {
             data: components["schemas"]["MailSendResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeMenuManage: {
             data: components["schemas"]["MenuManage"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeMenuView: {
             data: components["schemas"]["MenuView"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeNode: {
-            data: components["schemas"]["Node"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Node"];
             success: boolean;
         };
         EnvelopeOfficeStatus: {
             data: components["schemas"]["OfficeStatus"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopePage: {
-            data: components["schemas"]["Page"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Page"];
             success: boolean;
         };
         EnvelopePermissionCheck: {
             data: components["schemas"]["PermissionCheck"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopePermissionRecord: {
             data: components["schemas"]["PermissionRecord"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopePickerChainOut: {
             data: components["schemas"]["PickerChainOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopePickerChildrenOut: {
             data: components["schemas"]["PickerChildrenOut"];
-            meta?: unknown;
+            success: boolean;
+        };
+        EnvelopePreferences: {
+            data: components["schemas"]["Preferences"];
             success: boolean;
         };
         EnvelopeProduct: {
             data: components["schemas"]["Product"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopePurgeResult: {
             data: components["schemas"]["PurgeResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeQuickResult: {
             data: components["schemas"]["QuickResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeReleaseSettings: {
             data: components["schemas"]["ReleaseSettings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeResourcesOut: {
             data: components["schemas"]["ResourcesOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeResult: {
-            data: components["schemas"]["Result"] | null;
-            meta?: unknown;
+            data: components["schemas"]["Result"];
             success: boolean;
         };
         EnvelopeRouteResult: {
-            data: components["schemas"]["RouteResult"] | null;
-            meta?: unknown;
+            data: components["schemas"]["RouteResult"];
             success: boolean;
         };
         EnvelopeRunnerVersion: {
             data: components["schemas"]["RunnerVersion"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSMTPSettings: {
             data: components["schemas"]["SMTPSettings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSMTPStatus: {
             data: components["schemas"]["SMTPStatus"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSMTPTestResult: {
             data: components["schemas"]["SMTPTestResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSearchResult: {
             data: components["schemas"]["SearchResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeServiceRecord: {
             data: components["schemas"]["ServiceRecord"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeServiceRunResult: {
             data: components["schemas"]["ServiceRunResult"];
-            meta?: unknown;
+            success: boolean;
+        };
+        EnvelopeSessionData: {
+            data: components["schemas"]["SessionData"];
             success: boolean;
         };
         EnvelopeSettings: {
             data: components["schemas"]["Settings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSettingsOut: {
             data: components["schemas"]["SettingsOut"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeStatus: {
             data: components["schemas"]["Status"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSurveyCard: {
             data: components["schemas"]["SurveyCard"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSurveyCatalog: {
             data: components["schemas"]["SurveyCatalog"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSurveyExportStatus: {
             data: components["schemas"]["SurveyExportStatus"];
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeSurveyResponsesPage: {
-            data: components["schemas"]["SurveyResponsesPage"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSurveyStats: {
             data: components["schemas"]["SurveyStats"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSurveySubmitResult: {
             data: components["schemas"]["SurveySubmitResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeSyncSettings: {
             data: components["schemas"]["SyncSettings"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeTemplateResult: {
-            data: components["schemas"]["TemplateResult"] | null;
-            meta?: unknown;
+            data: components["schemas"]["TemplateResult"];
             success: boolean;
         };
         EnvelopeUpdateCheckResult: {
             data: components["schemas"]["UpdateCheckResult"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeUpdateJob: {
-            data: components["schemas"]["UpdateJob"] | null;
-            meta?: unknown;
+            data: components["schemas"]["UpdateJob"];
             success: boolean;
         };
         EnvelopeUpdateRunnerStatus: {
             data: components["schemas"]["UpdateRunnerStatus"];
-            meta?: unknown;
-            success: boolean;
-        };
-        EnvelopeUpdateWork: {
-            data: components["schemas"]["UpdateWork"] | null;
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeUserProfile: {
             data: components["schemas"]["UserProfile"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeVersion: {
             data: components["schemas"]["Version"];
-            meta?: unknown;
             success: boolean;
         };
         EnvelopeVersionHistory: {
             data: components["schemas"]["VersionHistory"];
-            meta?: unknown;
             success: boolean;
         };
         ErrorInfo: {
@@ -3996,7 +3859,7 @@ export interface components {
              */
             number?: number;
             pageId?: string;
-            /** @description canonical route of the result */
+            /** @description canonical route, composed from the current slugs (follows renamed and moved nodes, lists and libraries at once): /<node slugs>/lists/<slug>?item=N for items, /<node slugs>/libraries/<slug>?file=N for files, /<node slugs>/pages/<slug>, /<node slugs>/surveys/<slug>, /<node slugs> for nodes */
             path: string;
             /**
              * Format: double
@@ -4079,6 +3942,11 @@ export interface components {
             new: unknown;
             old: unknown;
             title: string;
+        };
+        ItemGroup: {
+            /** Format: int64 */
+            count: number;
+            value: unknown;
         };
         ItemInheritance: {
             inheritsPermissions: boolean;
@@ -4373,13 +4241,19 @@ export interface components {
             valid: boolean;
         };
         ListFieldBody: {
+            /** @description text, multiline_text, html_text (values sanitised as page content: scripts, event-handler attributes, style, id and name attributes removed), choice, number, date, datetime, boolean, lookup, person or link; settings by type: choice {choices[], allowMultiple=false}, lookup {lookupListId XOR lookupLibraryId, lookupNodeId?, lookupFieldId?, allowMultiple=false}, person {allowUsers, allowGroups, allowMultiple; all default true} */
             fieldType?: string;
+            /** @description lowercase letters, digits and _; optional on create (default field_<n>, a form reserved for generated names) */
             internalName?: string;
             isRequired?: boolean;
+            /** @description the settings of the fieldType (see fieldType) */
             settings?: {
                 [key: string]: unknown;
             };
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description -1000000 to 1000000
+             */
             sortOrder?: number;
             title?: string;
         };
@@ -4599,6 +4473,14 @@ export interface components {
             /** @enum {string} */
             status: "pending" | "sent";
         };
+        MaybeEnvelopeUpdateJob: {
+            data: components["schemas"]["UpdateJob"] | null;
+            success: boolean;
+        };
+        MaybeEnvelopeUpdateWork: {
+            data: components["schemas"]["UpdateWork"] | null;
+            success: boolean;
+        };
         Member: {
             auth_source: string;
             display_name: string;
@@ -4738,6 +4620,71 @@ export interface components {
              */
             updatedBy: string | null;
         };
+        PageMeta: {
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        PagedEnvelopeListBackupRecordPageMeta: {
+            data: components["schemas"]["BackupRecord"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListBinEntryPageMeta: {
+            data: components["schemas"]["BinEntry"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListEntryPageMeta: {
+            data: components["schemas"]["Entry"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListFileOutPageMeta: {
+            data: components["schemas"]["FileOut"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListHitSearchMeta: {
+            data: components["schemas"]["Hit"][] | null;
+            meta: components["schemas"]["SearchMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListItemOutSentListMeta: {
+            data: components["schemas"]["ItemOut"][] | null;
+            meta: components["schemas"]["SentListMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListJobPageMeta: {
+            data: components["schemas"]["Job"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListPagePageMeta: {
+            data: components["schemas"]["Page"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListRowPageMeta: {
+            data: components["schemas"]["Row"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeListSummaryPageMeta: {
+            data: components["schemas"]["Summary"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
+        PagedEnvelopeSurveyResponsesPagePageMeta: {
+            data: components["schemas"]["SurveyResponsesPage"];
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
+        };
         PermissionCheck: {
             canAdd: boolean;
             canDelete: boolean;
@@ -4783,6 +4730,24 @@ export interface components {
         };
         PickerChildrenOut: {
             children: components["schemas"]["UserOrgNode"][] | null;
+        };
+        Preferences: {
+            /**
+             * @description interface language: ru or en; null follows the browser
+             * @enum {string|null}
+             */
+            language: "ru" | "en" | null;
+            /** @description IANA time zone name such as Europe/Moscow; null follows the browser */
+            timeZone: string | null;
+        };
+        PreferencesInBody: {
+            /**
+             * @description ru or en; null clears
+             * @enum {string|null}
+             */
+            language?: "ru" | "en" | null;
+            /** @description IANA time zone name, e.g. Europe/Moscow; null clears */
+            timeZone?: string | null;
         };
         Product: {
             /** @description the licence status (GET /admin/license) */
@@ -5041,12 +5006,61 @@ export interface components {
             sent: boolean;
             to: string;
         };
+        SearchMeta: {
+            /** Format: int64 */
+            limit: number;
+            /** Format: int64 */
+            page: number;
+            /** Format: int64 */
+            total: number;
+            /** Format: int64 */
+            totalPages: number;
+            /**
+             * @description always eq: total is exact
+             * @enum {string}
+             */
+            totalRelation: "eq";
+        };
         SearchResult: {
             /** Format: int64 */
             limit: number;
             people: components["schemas"]["Person"][] | null;
             /** @description more entries match than searchLimit */
             truncated: boolean;
+        };
+        SentListMeta: {
+            /** @description the list's fields; left out with schemaUnchanged */
+            fields?: components["schemas"]["FieldOut"][];
+            /** @description grouped views only: value and count per group ([] when nothing matches) */
+            groups?: components["schemas"]["ItemGroup"][];
+            /**
+             * Format: int64
+             * @description the page size used
+             */
+            limit: number;
+            /**
+             * Format: int64
+             * @description the page answered, from 1
+             */
+            page: number;
+            /** @description digest of fields and view: send it back as the schemaTag parameter */
+            schemaTag: string;
+            /** @description true when the schemaTag parameter named the current fields and view, which are then left out */
+            schemaUnchanged?: boolean;
+            /**
+             * Format: int64
+             * @description items matching the view's filter, filter and q that the caller may view
+             */
+            total: number;
+            /**
+             * Format: int64
+             * @description items in the view before filter and q (for a view without filter: the list's kept item count less the items hidden from the caller; otherwise counted and kept up to 5 s per caller, dropped at once by item writes on this instance)
+             */
+            totalInView: number;
+            /** Format: int64 */
+            totalPages: number;
+            /** @description the view applied; left out with schemaUnchanged */
+            view?: components["schemas"]["ListView"];
         };
         ServicePatchBody: {
             /** @description false while the capability behind the service is missing or not configured. Read-only: returned by the GET of this resource; accepted in a write and ignored. */
@@ -5110,6 +5124,12 @@ export interface components {
             /** Format: uuid */
             jobId: string;
             status: string;
+        };
+        SessionData: {
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description the fresh token: every token of the user issued before stopped working */
+            token: string;
         };
         SetItemPermInBody: {
             inheritFromParent: boolean;
@@ -5437,7 +5457,7 @@ export interface components {
             surveyId: string;
         };
         SurveySubmitInBody: {
-            /** @description answers by question id */
+            /** @description answers by question id, by question type: single { optionId }, multiple { optionIds: [] }, text { text } (up to 10,000 characters, trimmed), number { value } (a finite number with |value| <= 1e15; a numeric string is accepted), date { date: YYYY-MM-DD }, user { userId, display? }, users { users: [{ userId, display? }] } (up to 100; display is ignored: the server stores the user's current name). null, "" and [] mean no answer */
             answers: {
                 [key: string]: unknown;
             };
@@ -5738,6 +5758,8 @@ export interface components {
             readonly login?: string;
             /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
             readonly manager_user_id?: string | null;
+            /** @description the user's own interface preferences (PATCH /auth/me/preferences). Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly preferences?: components["schemas"]["Preferences"];
             /**
              * Format: date-time
              * @description Read-only: returned by the GET of this resource; accepted in a write and ignored.
@@ -5932,9 +5954,11 @@ export interface operations {
                 limit?: number;
                 /** @description user id or login */
                 actor?: string;
-                /** @description exact action, or a prefix ending in '.' */
+                /** @description the exact action (acl.grant), or a prefix ending in '.' (acl.) */
                 action?: string;
+                /** @description the type of the resource acted on (user, group, acl, list, settings, …) */
                 resourceType?: string;
+                /** @description the id of the resource acted on */
                 resourceId?: string;
                 /** @description RFC 3339 time, inclusive */
                 from?: string;
@@ -5953,7 +5977,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListRow"];
+                    "application/json": components["schemas"]["PagedEnvelopeListRowPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -6024,9 +6048,11 @@ export interface operations {
             query?: {
                 /** @description user id or login */
                 actor?: string;
-                /** @description exact action, or a prefix ending in '.' */
+                /** @description the exact action (acl.grant), or a prefix ending in '.' (acl.) */
                 action?: string;
+                /** @description the type of the resource acted on (user, group, acl, list, settings, …) */
                 resourceType?: string;
+                /** @description the id of the resource acted on */
                 resourceId?: string;
                 /** @description RFC 3339 time, inclusive */
                 from?: string;
@@ -6134,7 +6160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListBackupRecord"];
+                    "application/json": components["schemas"]["PagedEnvelopeListBackupRecordPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -6935,15 +6961,6 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
             500: {
                 headers: {
@@ -6973,11 +6990,13 @@ export interface operations {
                 limit?: number;
                 /** @description debug, info, warn or error (that level and above), or a comma-separated list of exact levels */
                 level?: string;
-                /** @description api or worker */
+                /** @description api (request handling) or worker (jobs and background loops) */
                 process?: "api" | "worker" | "";
+                /** @description http (request lines), job (records of a running job), app, or a category the code names (applog, audit, …); case-insensitive */
                 category?: string;
                 /** @description case-insensitive text in the message or attributes */
                 q?: string;
+                /** @description a request's X-Request-Id, or a job's id */
                 correlationId?: string;
                 /** @description a job id (UUID); anything else is 400 VALIDATION_ERROR */
                 jobId?: string;
@@ -6998,7 +7017,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListEntry"];
+                    "application/json": components["schemas"]["PagedEnvelopeListEntryPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -7183,11 +7202,13 @@ export interface operations {
             query?: {
                 /** @description debug, info, warn or error (that level and above), or a comma-separated list of exact levels */
                 level?: string;
-                /** @description api or worker */
+                /** @description api (request handling) or worker (jobs and background loops) */
                 process?: "api" | "worker" | "";
+                /** @description http (request lines), job (records of a running job), app, or a category the code names (applog, audit, …); case-insensitive */
                 category?: string;
                 /** @description case-insensitive text in the message or attributes */
                 q?: string;
+                /** @description a request's X-Request-Id, or a job's id */
                 correlationId?: string;
                 /** @description a job id (UUID); anything else is 400 VALIDATION_ERROR */
                 jobId?: string;
@@ -9268,15 +9289,6 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
             500: {
                 headers: {
@@ -9525,15 +9537,6 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
             500: {
                 headers: {
@@ -9578,7 +9581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListSummary"];
+                    "application/json": components["schemas"]["PagedEnvelopeListSummaryPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -10047,15 +10050,6 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
             500: {
                 headers: {
@@ -10179,6 +10173,121 @@ export interface operations {
             };
         };
     };
+    changeOwnPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangePasswordInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeSessionData"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description RATE_LIMITED: too many wrong passwords for this login from this address; Retry-After says when to try again */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
     login: {
         parameters: {
             query?: never;
@@ -10231,15 +10340,6 @@ export interface operations {
             };
             /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
             413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10304,8 +10404,8 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
+            /** @description FORBIDDEN: the call carries the core_token cookie but not the header X-Requested-With: CorePortal */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10387,6 +10487,192 @@ export interface operations {
             };
             /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    getMyPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopePreferences"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    updateMyPreferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreferencesInBody"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopePreferences"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11522,7 +11808,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeUpdateJob"];
+                    "application/json": components["schemas"]["MaybeEnvelopeUpdateJob"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -11603,7 +11889,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeUpdateWork"];
+                    "application/json": components["schemas"]["MaybeEnvelopeUpdateWork"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
@@ -11644,15 +11930,6 @@ export interface operations {
             };
             /** @description CONFLICT: the request conflicts with the current state */
             409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11849,15 +12126,6 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
-            423: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["APIError"];
-                };
-            };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
             500: {
                 headers: {
@@ -11902,7 +12170,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListJob"];
+                    "application/json": components["schemas"]["PagedEnvelopeListJobPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -13185,7 +13453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListFileOut"];
+                    "application/json": components["schemas"]["PagedEnvelopeListFileOutPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -13254,7 +13522,7 @@ export interface operations {
     uploadFile: {
         parameters: {
             query?: {
-                /** @description folder number or guid (instead of the parentId part) */
+                /** @description the folder to upload into (number or guid), instead of the parentId part */
                 parentId?: string;
             };
             header?: never;
@@ -13269,10 +13537,10 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description the file; its part file name becomes the file's name
+                     * @description the file, at most CORE_MAX_UPLOAD_MB (413 PAYLOAD_TOO_LARGE otherwise, nothing stored). Its name is the part's file name reduced to its last path element with control characters (C0, DEL, C1: CR, LF, NEL, …) and bidirectional override/isolate marks removed, the last 255 characters kept. Its content type is the part's Content-Type checked against the first 512 bytes (sniffed): a missing or application/octet-stream type takes the sniffed one; a declared type with a byte signature (images, audio, video, fonts, PDF, ZIP, gzip, HTML) that the bytes do not carry is corrected to the sniffed type; other declared types (text/csv, Office documents) are kept.
                      */
                     file: string;
-                    /** @description folder number or guid (before the file part) */
+                    /** @description the folder to upload into: its number or guid; absent: the library root. At most once and before the file part (a parentId part after it, a second parentId or a second file part answers 400 and stores nothing) */
                     parentId?: string;
                 } & {
                     [key: string]: unknown;
@@ -13697,10 +13965,10 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description the file's number in the library or its guid (malformed: 400) */
+                fileRef: string;
                 /** @description the library id */
                 libraryId: string;
-                /** @description the file ref */
-                fileRef: string;
             };
             cookie?: never;
         };
@@ -15313,14 +15581,21 @@ export interface operations {
     listItems: {
         parameters: {
             query?: {
+                /** @description page number, from 1 */
                 page?: number;
-                /** @description 1-500; otherwise the view's pageSize */
+                /** @description page size, 1-500; absent or outside 1-500: the view's pageSize */
                 limit?: number;
+                /** @description the view (uuid) whose columns, sort, filter and page size apply; absent: the list's default view. Malformed: 400; unknown: 404 */
                 viewId?: string;
+                /** @description sort keys: JSON [{"column": …, "direction": "asc"|"desc"}] or col:asc,col2:desc; replaces the view's sort. A column is a field uuid, an internal_name, __created_at, __updated_at or id (the item number; a field whose internal_name is id takes precedence). Empty values sort last; a person or lookup column sorts by the display of its first entry */
                 sort?: string;
+                /** @description the same as sort; wins when both are given */
                 orderBy?: string;
+                /** @description JSON {"logic": "and"|"or", "conditions": [{"column", "operator" (or "op"), "value"}]}, ANDed with the view's filter. column as in sort. Operators: eq, ne, contains, startsWith, gt, gte, lt, lte, isEmpty, isNotEmpty, in (value an array or comma-separated). On a datetime field a date value means that whole day (UTC). Choice, person and lookup fields: eq, ne and in match an entry (a person by subject id or [Я], a lookup by item number), contains and startsWith match the current names. Placeholders: [Я] (the caller), [Сегодня], [Сегодня]+N, [Сегодня]-N (UTC days) */
                 filter?: string;
+                /** @description at most 200 characters: case-insensitive text search over every field except lookups; person fields match by the names of their users and groups */
                 q?: string;
+                /** @description meta.schemaTag of an earlier listing of the same list and view: while fields and view are unchanged the answer leaves meta.fields and meta.view out and says meta.schemaUnchanged true. An unknown or stale tag is not an error */
                 schemaTag?: string;
             };
             header?: never;
@@ -15338,7 +15613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListItemOut"];
+                    "application/json": components["schemas"]["PagedEnvelopeListItemOutSentListMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -15523,7 +15798,10 @@ export interface operations {
     };
     itemsLive: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description the items to watch: 1 to 100 item numbers separated by commas (400 otherwise) */
+                ids: string;
+            };
             header?: never;
             path: {
                 /** @description the list id */
@@ -17683,7 +17961,25 @@ export interface operations {
     installModule: {
         parameters: {
             query?: {
-                /** @description install what requires needs (default true) */
+                /**
+                 * @description true (default, also 1) installs what requires needs; false (or 0) installs only this package; anything else is 400.
+                 *     Dependencies: each requires entry not satisfied by an installed module is looked up, newest allowed version first, in the deps/
+                 *     folder of the archive (deps/<name>.coremod packages, which may not carry deps/ themselves), then the local catalog
+                 *     (MODULE_CATALOG_PATH: catalog.json { "modules": [ { id, version, title, package, isFree } ] } and the packages beside it), then
+                 *     the remote catalog (MODULE_CATALOG_URL: <url>/catalog.json, or the URL itself when it ends in .json; packages relative to it;
+                 *     15 s timeout, 1 MB catalog and 50 MB package limits). Vendor modules are looked up in the embedded vendor catalog, then
+                 *     in local and remote catalog entries that carry sha256 (hex) and signature (hex Ed25519 by the vendor key of release packages,
+                 *     CORE_UPDATE_PUBLIC_KEY, over "coreportal-module\n<id>\n<version>\n<sha256>\n<free|paid>\n"); an unsigned or mis-signed vendor
+                 *     entry is ignored, and vendor.* packages in deps/ never count.
+                 *     Requirements that cannot be met (not found, installDependencies=false, an installed version that does not satisfy and cannot
+                 *     be upgraded) answer 409 CONFLICT before anything is written, with details.missing (the requirements as written, e.g.
+                 *     "acme.base@>=1.0.0") and details.unsatisfied [{ requirement, requiredBy, installed, reason }]. Installing a version that an installed
+                 *     module's requires exclude (acme.app requires acme.lib@<2.0.0, acme.lib 2.0.0 uploaded) answers 409 CONFLICT with
+                 *     details.dependents ["acme.app requires acme.lib@<2.0.0"], unless the same installation upgrades that module too. Resources of a required module are
+                 *     referenced as modules.<key>.<resource key>. An upgrade that builds on a resource installed earlier but deleted since (a kept list
+                 *     whose fields it extends, a $ref target of a required module) answers 409 CONFLICT with details.field naming the place
+                 *     (resources[2]) and nothing changed: restore the resource from its recycle bin and install again.
+                 */
                 installDependencies?: boolean;
             };
             header?: never;
@@ -17695,7 +17991,38 @@ export interface operations {
                 "multipart/form-data": {
                     /**
                      * Format: binary
-                     * @description the .coremod archive (at most 50 MB)
+                     * @description The .coremod file: a ZIP archive with module.json in its root, at most 50 MB (streamed to a temporary file; a larger
+                     *     package answers 400 VALIDATION_ERROR, not 413). The body must be multipart/form-data with exactly one part named package.
+                     *
+                     *     module.json:
+                     *     { "id": "acme.tasks",                      module key: dotted lower-case words, at most 100 characters
+                     *       "version": "1.2.0",                      semantic version MAJOR.MINOR.PATCH[-pre][+build]
+                     *       "title": "Tasks", "description": "...",
+                     *       "requires": ["acme.base@>=1.0.0"],       <key>, <key>@<op><version> with op >=, >, =, <=, < (a bare version means =)
+                     *       "provisioner": "core.log",               optional built-in provisioner (core.log: writes the version step to the install log)
+                     *       "resources": [                           created in reference order through the same services as the REST API
+                     *         { "key": "nodes.tasks", "type": "node", "title": "Tasks", "slug": "tasks", "description": "", "sortOrder": 0,
+                     *           "parent": { "$ref": "modules.acme.base.nodes.home" } },                  parent absent = a root node
+                     *         { "key": "lists.tasks", "type": "list", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "slug": "tasks",
+                     *           "fields": [ { "internalName": "due", "title": "Due", "fieldType": "date", "isRequired": false, "settings": {} } ],
+                     *           "views":  [ { "key": "open", "title": "Open", "isDefault": false, "config": { "columns": ["title", "due"] } } ] },
+                     *         { "key": "libraries.docs", "type": "library", "node": { "$ref": "nodes.tasks" }, "title": "Documents", "slug": "documents" },
+                     *         { "key": "pages.help", "type": "page", "node": { "$ref": "nodes.tasks" }, "title": "Help", "slug": "help", "content": "<p>…</p>" },
+                     *         { "key": "groups.leads", "type": "group", "name": "Task leads", "description": "" },
+                     *         { "key": "menu.tasks", "type": "menuItem", "node": { "$ref": "nodes.tasks" }, "title": "Tasks", "link": "/tasks/lists/tasks",
+                     *           "openInNewTab": false } ] }
+                     *     A menuItem is added to the node's menu as POST /nodes/{id}/menu/items does: a slug path (/<node path>/lists/<slug>, …/libraries/…,
+                     *     …/pages/…) of a resource created before it is bound to that resource and follows its renames.
+                     *     Unknown attributes, unknown types, duplicate keys, a $ref to a key that does not exist or is not a node, a $ref cycle, a
+                     *     modules.<key>.<path> reference to a module not in requires, and bad slugs are refused before anything is written.
+                     *     Fields and views take what POST /lists/{id}/fields and POST /lists/{id}/views take (view columns may name fields by internalName).
+                     *     Limits (400 before anything is written): 200 resources, 100 fields and 20 views per list, 5000 fields and 400 views in all lists
+                     *     of the package, and at most 100 fields added to lists that exist already (an upgrade) or after a field that looks up its own
+                     *     list: a new list's other fields are created with its item table at once, those fields one schema change each, which on SQLite
+                     *     holds the portal's only writer (split a larger package into modules that require each other, or a growth over several versions).
+                     *     In a lookup field's settings, lookupListId, lookupLibraryId, lookupNodeId and lookupFieldId may be { "$ref": ... } naming a list,
+                     *     library or node of the module or of a required module, and for lookupFieldId "<list key>.fields.<internalName>"; the target is
+                     *     created first (a list may look itself up; two lists that look each other up are a cycle and are refused).
                      */
                     package: string;
                 } & {
@@ -19333,7 +19660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListBinEntry"];
+                    "application/json": components["schemas"]["PagedEnvelopeListBinEntryPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -19611,7 +19938,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListPage"];
+                    "application/json": components["schemas"]["PagedEnvelopeListPagePageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -20646,7 +20973,7 @@ export interface operations {
     resolveRoute: {
         parameters: {
             query: {
-                /** @description slug path, e.g. /intranet/hr/lists/tasks */
+                /** @description a portal address (/intranet/hr/lists/tasks), in one of the canonical forms: / (home), /<node slugs> (node; nested nodes chained by slug from the root), /<node slugs>/lists/<slug>, …/libraries/<slug>, …/pages/<slug>, …/surveys, …/surveys/new, …/surveys/<slug>, …/surveys/<slug>/edit, …/surveys/<slug>/results, …/surveys/<slug>/take, /groups, /groups/new, /groups/<uuid>, /groups/<uuid>/edit, /nodes/new (?parentId=), /nodes/<uuid>/edit */
                 path: string;
             };
             header?: never;
@@ -20730,7 +21057,7 @@ export interface operations {
     search: {
         parameters: {
             query: {
-                /** @description search text: words, "phrases", prefix* */
+                /** @description words, "quoted phrases" and prefixes ending in * (contr*); every term must match. Matching ignores case and inflection (Russian and English Snowball stemming: договоры finds договор, contracts finds contract) and treats ё as е; a prefix matches the start of the stemmed words. Words are runs of letters and digits: punctuation splits them, so budget.xlsx, node.js, user@example.com or 3.14159 are found by each part and by the whole. Very common English and Russian words (the, a, not, и, в …) are ignored on PostgreSQL but matched on SQLite. A q without any letter or digit answers 400 */
                 q: string;
                 /** @description only results of this type */
                 type?: "item" | "file" | "page" | "node" | "list" | "library" | "survey";
@@ -20753,7 +21080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListHit"];
+                    "application/json": components["schemas"]["PagedEnvelopeListHitSearchMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -22338,7 +22665,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeSurveyResponsesPage"];
+                    "application/json": components["schemas"]["PagedEnvelopeSurveyResponsesPagePageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
@@ -22708,7 +23035,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeListSummary"];
+                    "application/json": components["schemas"]["PagedEnvelopeListSummaryPageMeta"];
                 };
             };
             /** @description Not Modified: the copy the client holds (If-None-Match) is current */
