@@ -3,6 +3,7 @@ package lists
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -264,6 +265,36 @@ type FormWebPart struct {
 
 const maxScript = 65536
 
+// WebPartHTML is the built-in web part that shows a block of HTML
+// (properties.html); the HTML is sanitised when stored, like html_text values,
+// so clients render it as HTML.
+const WebPartHTML = "core.html"
+
+// sanitiseHTMLPart sanitises properties.html of a core.html web part.
+func sanitiseHTMLPart(raw json.RawMessage) (json.RawMessage, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return raw, nil
+	}
+	var props map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &props); err != nil {
+		return nil, fmt.Errorf("web part properties: %w", err)
+	}
+	h, ok := props["html"]
+	if !ok {
+		return raw, nil
+	}
+	var html string
+	if err := json.Unmarshal(h, &html); err != nil {
+		return nil, fmt.Errorf("web part html: %w", err)
+	}
+	clean, err := json.Marshal(field.SanitizeHTML(html))
+	if err != nil {
+		return nil, fmt.Errorf("web part html: %w", err)
+	}
+	props["html"] = clean
+	return json.Marshal(props)
+}
+
 func checkFormConfig(raw json.RawMessage) (json.RawMessage, error) {
 	var parts map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &parts); err != nil {
@@ -304,6 +335,13 @@ func checkFormConfig(raw json.RawMessage) (json.RawMessage, error) {
 			}
 			if len(wp.Properties) > 0 && wp.Properties[0] != '{' && string(wp.Properties) != "null" {
 				return nil, fault.Validation("formConfig."+k+".webParts.properties", "webParts[%d].properties must be an object", i)
+			}
+			if wp.DefinitionKey == WebPartHTML {
+				props, err := sanitiseHTMLPart(wp.Properties)
+				if err != nil {
+					return nil, fault.Validation("formConfig."+k+".webParts.properties", "webParts[%d].properties.html must be a string", i)
+				}
+				fp.WebParts[i].Properties = props
 			}
 		}
 		out[k] = fp

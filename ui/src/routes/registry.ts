@@ -11,6 +11,7 @@ type Loader = () => Promise<{ default: Component<ScreenProps> }>;
 export const screens: Partial<Record<Resolved['type'], Loader>> = {
   home: () => import('./node/NodeScreen.svelte'),
   node: () => import('./node/NodeScreen.svelte'),
+  list: () => import('./list/ListScreen.svelte'),
 };
 
 /** Console screens at fixed paths (not content routes of the API). */
@@ -19,4 +20,5 @@ export const fixedScreens: Record<string, () => Promise<{ default: Component }>>
   '/account/password': () => import('./account/Password.svelte'),
   '/account/preferences': () => import('./account/Preferences.svelte'),
   '/search': () => import('./search/SearchNotice.svelte'),
+  '/lists/new': () => import('./list/CreateList.svelte'),
 };
