@@ -24,7 +24,12 @@ test('a user changes their own password; other sessions end', async ({ page, adm
   await expect(page.getByLabel('Current password')).toHaveAttribute('aria-invalid', 'true');
 
   await page.getByLabel('Current password').fill('First-pass-1');
+  const sent = page.waitForRequest((r) => r.url().endsWith('/api/v1/auth/change-password') && r.method() === 'POST');
   await page.getByRole('button', { name: 'Change password' }).click();
+  // Every console write carries the CSRF header and an Idempotency-Key.
+  const headers = (await sent).headers();
+  expect(headers['x-requested-with']).toBe('CorePortal');
+  expect(headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
   await expect(page.getByRole('status').filter({ hasText: 'Password changed' })).toBeVisible();
 
   // The other session ended; this page goes on with the fresh cookie.

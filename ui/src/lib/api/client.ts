@@ -49,6 +49,11 @@ const writes = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const session: Middleware = {
   onRequest({ request }) {
     if (writes.has(request.method)) request.headers.set(csrfHeader.name, csrfHeader.value);
+    // Every POST carries an Idempotency-Key: when the connection drops before
+    // the answer arrives, the one retry below cannot create a second copy.
+    if (request.method === 'POST' && !request.headers.has('Idempotency-Key')) {
+      request.headers.set('Idempotency-Key', crypto.randomUUID());
+    }
     return request;
   },
   onResponse({ request, response }) {
@@ -60,7 +65,21 @@ const session: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
+/** fetch that retries a POST once, with the same Idempotency-Key, when the
+ * network failed before an answer came (an instance restarting): the server
+ * answers the retry with the first answer if the first attempt was saved. */
+async function fetchOnceMore(input: Request): Promise<Response> {
+  const spare = input.method === 'POST' ? input.clone() : undefined;
+  try {
+    return await fetch(input);
+  } catch (err) {
+    if (!spare || !(err instanceof TypeError)) throw err;
+    await new Promise((r) => setTimeout(r, 1000));
+    return fetch(spare);
+  }
+}
+
+export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin', fetch: fetchOnceMore });
 api.use(session);
 
 type Result<D> = { data?: D; error?: unknown; response: Response };

@@ -819,7 +819,7 @@ export interface paths {
         };
         /**
          * Download an attachment
-         * @description View on the attachment. The stored content type, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), X-Content-Type-Options: nosniff and a sandbox CSP. Range requests are served as for file downloads (GET /libraries/{libraryId}/files/{fileRef}/download): overlapping and adjacent ranges coalesced, more than 16 ranges or a multipart answer larger than the file answered 200 with the whole file, bytes=-0 and other unsatisfiable sets 416 with Content-Range: bytes *\/size; Last-Modified is the upload time.
+         * @description View on the attachment. The stored content type, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), X-Content-Type-Options: nosniff and a sandbox CSP. Range requests are served as for file downloads (GET /libraries/{libraryId}/files/{fileRef}/download): overlapping and adjacent ranges coalesced, more than 16 ranges or a multipart answer larger than the file answered 200 with the whole file, bytes=-0 and other unsatisfiable sets 416 with Content-Range: bytes *\/size; Last-Modified is the upload time. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content.
          */
         get: operations["downloadAttachment"];
         put?: never;
@@ -1378,6 +1378,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/libraries/{libraryId}/files/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a folder's entries to XLSX or CSV
+         * @description As GET /libraries/{libraryId}/files (view on the folder, or the library at the root; entries the caller cannot view are left out; folders first, then by sort), every page of it as a file download (<library slug>.xlsx or .csv). Columns: Name, Path (the folder's path from the library root, / separated, and the name), Type (file or folder), Size (bytes; empty for folders), Modified and Created (UTC), then the library's custom fields by title, values as a person reads them (as GET /lists/{listId}/items/export writes them). XLSX with typed cells (numbers, date-time cells yyyy-mm-dd hh:mm:ss); CSV UTF-8 with BOM, comma-separated. Text starting with =, +, -, @, tab or CR gets a leading '. The entries are read 500 at a time while the body is written.
+         */
+        get: operations["exportFolder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/libraries/{libraryId}/files/{fileRef}": {
         parameters: {
             query?: never;
@@ -1415,7 +1435,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
+         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -1630,6 +1650,46 @@ export interface paths {
         patch: operations["updateField"];
         trace?: never;
     };
+    "/api/v1/lists/{listId}/imports/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Progress of an import
+         * @description View on the list; the caller's own import (administrators: any). 404 for ids that are not imports of this list. status queued, running (also between two runs of a long import: an import runs in slices of the job lease less 90 s (3.5 minutes by default) and resumes where it stopped, after the queue's retry delay), done or failed (error). rows: data rows of the file; read: rows processed; created, updated, failed (rows not saved); errorCount and the first 20 errors { row (the header is row 1), column (header; empty for the whole row), message }. Progress is saved every 200 rows; a server that stops mid-import resumes from the last checkpoint (every 2,000 rows), so up to 2,000 rows may be saved twice when a worker dies without finishing its slice.
+         */
+        get: operations["importStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{listId}/imports/{importId}/errors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Error report of an import (CSV)
+         * @description As GET /lists/{listId}/imports/{importId}. CSV (UTF-8 with BOM, comma-separated) with the header row,column,message and one line per error, in file order, up to the last checkpoint (all of them once the import is done); at most 100,000 errors. Cells starting with =, +, -, @, tab or CR get a leading '. Kept as long as the import's job (job journal retention).
+         */
+        get: operations["importErrors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists/{listId}/items": {
         parameters: {
             query?: never;
@@ -1654,6 +1714,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lists/{listId}/items/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export items to XLSX or CSV
+         * @description View on the list. The items GET /lists/{listId}/items would list with the same viewId, sort/orderBy, filter and q (the same rights: items hidden from the caller are never exported), every page of them, in the listing's order, streamed as a file download (Content-Disposition: attachment; <list slug>.xlsx or .csv). Columns: the view's columns in its order (every field in field order when the view names none), header row of field titles. Values as a person reads them: choices, persons (display names) and lookups (displays; a target hidden from the caller is empty) joined with "; ", links as their URL, HTML as plain text. XLSX: numbers are numeric cells, dates date cells (yyyy-mm-dd), datetimes and Created/Modified date-time cells (yyyy-mm-dd hh:mm:ss, UTC), booleans boolean cells; at most 1,048,575 items (one sheet; more is 400 VALIDATION_ERROR details.field=format: export as CSV or filter). CSV: UTF-8 with BOM, comma-separated, RFC 4180 quoting, dates YYYY-MM-DD, datetimes YYYY-MM-DD HH:MM:SS UTC, booleans Yes/No. Every text cell starting with =, +, -, @, tab or CR gets a leading ' so that spreadsheets never read it as a formula. Memory stays bounded: the item numbers of the listing are read first, then the items 500 at a time; the body is written while it is read (a failure midway cuts the connection, so a partial file never looks complete). The same 400/404 as the listing for a malformed or unknown viewId, sort or filter.
+         */
+        get: operations["exportItems"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{listId}/items/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import an uploaded file into a list
+         * @description View and add on the list. uploadToken from POST /lists/{listId}/items/import/preview (the caller's own, within 24 hours; otherwise 400 details.field=uploadToken). mapping[] { column (header or 0-based index), fieldId (field UUID or internal name) }; default: columns whose header is a field's title or internal name (case-insensitive; Title/Название is the title field; SharePoint system columns are never mapped). created_by and item_number cannot be written. keyField (a text or number field, or item_number) with keyColumn (default the column mapped to keyField, or ID for item_number) updates the item whose key equals the row's (text compared case-insensitively, numbers as numbers; items hidden from the caller are not matched) instead of creating one; a row whose key no item has creates an item (item_number: is reported as an error); a key several items share is reported and not updated; two rows with the same new key create one item and update it. An empty cell clears the mapped field on update. Each row is saved as quick edit saves it: updates need edit on the item, creates add on the list; required fields are checked (a create must fill every required field, an update keeps the stored values of unmapped fields); versions and events are written as for any save; a row that fails is named in the error report and the others are saved. Values: numbers and dates as in the preview, choice entries separated by ; (SharePoint ;# too), persons by display name, login or e-mail of an active user (one match), lookups by target item number, links as URL or SharePoint "URL, description". Queues a job (202) and answers the import { id, status: queued, … }.
+         */
+        post: operations["importItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lists/{listId}/items/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview an import into a list
+         * @description View and add on the list. multipart/form-data with one part named file: a CSV (UTF-8 with or without BOM, UTF-16 with BOM, otherwise Windows-1251; the separator , ; or tab is detected from the first lines; quotes as RFC 4180) or an XLSX workbook (the first sheet). The first non-empty row is the header; empty rows are skipped. At most CORE_MAX_UPLOAD_MB (413 PAYLOAD_TOO_LARGE), 1,000,000 rows, 500 columns, 32,767 characters per cell, 4 MB per CSV row; an XLSX may unpack to at most 1 GB (zip bombs are refused): beyond a limit, or for a file that is neither CSV nor XLSX, 400 VALIDATION_ERROR details.field=file. The file is kept for 24 hours under uploadToken, usable by the uploader only. Answers { uploadToken, fileName, file { format csv|xlsx, encoding, separator, sheet }, rows, columns[] { index, header, proposedType, choices, nonEmpty, skip, asTitle, fieldId, problems[] }, sample (first 10 rows, values as they would be stored), problems[], expiresAt }. XLSX cells keep their types (numbers, date cells, booleans); text is read as numbers (1234.5, 1 234,5, 1,234.5), dates (YYYY-MM-DD, DD.MM.YYYY, M/D/YYYY, with a time HH:MM[:SS] or h:mm AM/PM), booleans (yes/no, true/false, да/нет) where every value of the column reads so. SharePoint export columns (ID, Created, Modified, Created By, Modified By, Author, Editor, Item Type, Path, Content Type, Version, Attachments, and their Russian titles) are skip: true with the reason in problems; Title/Название is the title column. Each column is mapped to the field whose title or internal name equals its header (case-insensitive; Title/Название to the title field): fieldId, and proposedType is that field's type; unmapped columns are skip: true. Every value is read as its field's type and the first 1,000 rows are validated as a save would validate them (choices, persons, lookups, lengths); problems name the failing rows. problems of the file name required fields no column maps to.
+         */
+        post: operations["previewItemsImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/lists/{listId}/items/live": {
         parameters: {
             query?: never;
@@ -1663,7 +1783,7 @@ export interface paths {
         };
         /**
          * Live item changes (SSE)
-         * @description View on the list. Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display "": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED.
+         * @description View on the list. Events item_updated with data { listId, item: { id, updated_at, updated_by, updated_by_user: { display_name }, field_values } } (lookup entries with display "": one frame serves every viewer, some of whom may not view the target) after PATCH and quick-edit saves, only for items the caller can view; a ': ping' comment every 30 s. 503 when the shared message channel is unavailable: poll sync-state instead. The core_token cookie is accepted. The caller is re-checked (account active, token neither signed out nor expired, same token generation) at least every 30 s and before each event; when that fails the stream ends after a ': the session ended; sign in again' comment and a reconnect gets 401. At most 20 open streams per user per server (CORE_LIVE_MAX_STREAMS_PER_USER) and 1000 per server (CORE_LIVE_MAX_STREAMS); beyond them 429 RATE_LIMITED. Each item_updated event carries an id. Delivery across instances: a change saved on an instance whose connection to the shared bus is down is held there (in order, up to 10,000 events) and published when the bus is back; where that is not possible (the hold overflowed, or this instance's own subscription was cut and may have missed changes of other instances) every open stream of the list receives an event resync with data { listId }: reload the items shown (sync-state) and keep listening. A client that reconnects may send Last-Event-ID (the id of the last event it got): the events of its items after it, from the last 5 minutes (at most 2,000 per list) kept by this instance, are sent first; when that id is not in the window, a resync is sent instead.
          */
         get: operations["itemsLive"];
         put?: never;
@@ -2135,6 +2255,46 @@ export interface paths {
          * @description Edit on the node is required. parentId moves the node (null = root, administrators only; otherwise edit on the new parent); moving a node under itself or a descendant answers 400. A duplicate sibling slug answers 409.
          */
         patch: operations["updateNode"];
+        trace?: never;
+    };
+    "/api/v1/nodes/{nodeId}/lists/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a list from an uploaded file
+         * @description Edit on the node (the right to create a list there; 404 unknown node). uploadToken from POST /nodes/{nodeId}/lists/import/preview (the caller's own, within 24 hours; otherwise 400 details.field=uploadToken). Creates the list (title, slug unique per node (409), description) with one field per column chosen: columns[] { index, title (default the header), fieldType (default the proposed one: text, multiline_text, number, date, datetime, boolean, choice, person or link), choices (choice: default the column's distinct values), allowMultiple (choice and person: entries separated by ;), asTitle (fills the title field; at most one), skip }; without columns, the preview's proposal. Without an asTitle column the title field is made optional. Then queues the import of every row (202) and answers the import { id, listId, status: queued, … }; follow it with GET /lists/{listId}/imports/{importId}. Rows are saved as quick edit saves them (POST /lists/{listId}/items/quick-edit): each row on its own, with versions and events; a row with a value that its field cannot take is not saved and is named in the error report.
+         */
+        post: operations["importNewList"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/nodes/{nodeId}/lists/import/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a new list from a file
+         * @description Edit on the node (the right to create a list there). multipart/form-data with one part named file: a CSV (UTF-8 with or without BOM, UTF-16 with BOM, otherwise Windows-1251; the separator , ; or tab is detected from the first lines; quotes as RFC 4180) or an XLSX workbook (the first sheet). The first non-empty row is the header; empty rows are skipped. At most CORE_MAX_UPLOAD_MB (413 PAYLOAD_TOO_LARGE), 1,000,000 rows, 500 columns, 32,767 characters per cell, 4 MB per CSV row; an XLSX may unpack to at most 1 GB (zip bombs are refused): beyond a limit, or for a file that is neither CSV nor XLSX, 400 VALIDATION_ERROR details.field=file. The file is kept for 24 hours under uploadToken, usable by the uploader only. Answers { uploadToken, fileName, file { format csv|xlsx, encoding, separator, sheet }, rows, columns[] { index, header, proposedType, choices, nonEmpty, skip, asTitle, fieldId, problems[] }, sample (first 10 rows, values as they would be stored), problems[], expiresAt }. XLSX cells keep their types (numbers, date cells, booleans); text is read as numbers (1234.5, 1 234,5, 1,234.5), dates (YYYY-MM-DD, DD.MM.YYYY, M/D/YYYY, with a time HH:MM[:SS] or h:mm AM/PM), booleans (yes/no, true/false, да/нет) where every value of the column reads so. SharePoint export columns (ID, Created, Modified, Created By, Modified By, Author, Editor, Item Type, Path, Content Type, Version, Attachments, and their Russian titles) are skip: true with the reason in problems; Title/Название is the title column. choices lists up to 30 distinct values; proposedType is boolean, number, date, datetime or link when every value reads so, multiline_text for line breaks or values over 255 characters, person when every value names exactly one active user (display name, login or e-mail), choice when at most 30 distinct values repeat (at least twice each on average), text otherwise. asTitle marks the column proposed for the title field: Title/Название, else the first text column. fieldId is null.
+         */
+        post: operations["previewListImport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/nodes/{nodeId}/menu": {
@@ -3376,6 +3536,14 @@ export interface components {
             data: components["schemas"]["GroupDetail"];
             success: boolean;
         };
+        EnvelopeImportPreview: {
+            data: components["schemas"]["ImportPreview"];
+            success: boolean;
+        };
+        EnvelopeImportStatus: {
+            data: components["schemas"]["ImportStatus"];
+            success: boolean;
+        };
         EnvelopeIndexClearResult: {
             data: components["schemas"]["IndexClearResult"];
             success: boolean;
@@ -3875,12 +4043,150 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
         };
+        ImportColumn: {
+            /** @description new list: the column proposed for the list's title field */
+            asTitle: boolean;
+            /** @description distinct values in the order met when there are at most 30 (choice proposals use them), else [] */
+            choices: string[] | null;
+            /** @description existing list: the field the column is mapped to by default (same title or internal name, case-insensitive), null when none */
+            fieldId: string | null;
+            /** @description the title in the header row */
+            header: string;
+            /**
+             * Format: int64
+             * @description 0-based position in the file
+             */
+            index: number;
+            /**
+             * Format: int64
+             * @description rows with a value in this column
+             */
+            nonEmpty: number;
+            /** @description what would go wrong or be left out, e.g. values the mapped field's type cannot read, with row numbers */
+            problems: string[] | null;
+            /**
+             * @description the field type the values suggest
+             * @enum {string}
+             */
+            proposedType: "text" | "multiline_text" | "number" | "date" | "datetime" | "boolean" | "choice" | "person" | "link";
+            /** @description true for columns not imported by default (SharePoint system columns, columns without a title) */
+            skip: boolean;
+        };
+        ImportColumnChoice: {
+            /** @description choice and person: several entries per cell, separated by ; */
+            allowMultiple?: boolean;
+            /** @description fills the list's title field instead of a new field (one column at most) */
+            asTitle?: boolean;
+            /** @description choice: the options (default: the distinct values of the column) */
+            choices?: string[] | null;
+            /** @description text, multiline_text, number, date, datetime, boolean, choice, person or link (default: the proposed type) */
+            fieldType?: string;
+            /**
+             * Format: int64
+             * @description the column's index in the preview
+             */
+            index: number;
+            /** @description not imported */
+            skip?: boolean;
+            /** @description the field title (default: the column's header) */
+            title?: string;
+        };
+        ImportError: {
+            /** @description the column's header; empty when the whole row failed */
+            column: string;
+            message: string;
+            /**
+             * Format: int64
+             * @description row number in the file (the header is row 1)
+             */
+            row: number;
+        };
+        ImportMapping: {
+            /** @description the column's header, or its 0-based index as digits */
+            column: string;
+            /** @description field UUID or internal name */
+            fieldId: string;
+        };
+        ImportPreview: {
+            columns: components["schemas"]["ImportColumn"][] | null;
+            /** Format: date-time */
+            expiresAt: string;
+            file: components["schemas"]["Info"];
+            fileName: string;
+            /** @description problems of the whole file */
+            problems: string[] | null;
+            /**
+             * Format: int64
+             * @description data rows (the header and empty rows not counted)
+             */
+            rows: number;
+            /** @description the first 10 rows, one value per column as it would be stored (numbers, booleans, YYYY-MM-DD dates, ISO datetimes, arrays for several entries, null when empty) */
+            sample: (unknown[] | null)[] | null;
+            /**
+             * Format: uuid
+             * @description send it to the import operation; valid for 24 hours and for the uploader only
+             */
+            uploadToken: string;
+        };
+        ImportStatus: {
+            /** Format: date-time */
+            completedAt: string | null;
+            /** Format: int64 */
+            created: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description when failed: why the import stopped */
+            error?: string;
+            /**
+             * Format: int64
+             * @description errors in the report (at most 100,000)
+             */
+            errorCount: number;
+            /** @description the first 20 errors; the whole report is GET …/imports/{importId}/errors */
+            errors: components["schemas"]["ImportError"][] | null;
+            /**
+             * Format: int64
+             * @description rows not saved
+             */
+            failed: number;
+            /**
+             * Format: uuid
+             * @description the import id (also a job id: GET /jobs/{id} for administrators)
+             */
+            id: string;
+            /** Format: uuid */
+            listId: string;
+            /**
+             * Format: int64
+             * @description rows processed so far
+             */
+            read: number;
+            /**
+             * Format: int64
+             * @description data rows in the file (0 until the import counted them)
+             */
+            rows: number;
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            /** Format: int64 */
+            updated: number;
+        };
         IndexClearResult: {
             /**
              * Format: int64
              * @description entries removed
              */
             total: number;
+        };
+        Info: {
+            /** @description CSV: utf-8, utf-16le, utf-16be or windows-1251 */
+            encoding?: string;
+            /** @enum {string} */
+            format: "csv" | "xlsx";
+            /** @description CSV: the detected separator (",", ";" or "\t") */
+            separator?: string;
+            /** @description XLSX: the sheet read (the first one) */
+            sheet?: string;
         };
         Instance: {
             /** Format: int64 */
@@ -3999,6 +4305,16 @@ export interface components {
         ItemVersionUser: {
             displayName: string;
             id: string;
+        };
+        ItemsImport: {
+            /** @description the column (header or 0-based index) holding the key; default: the column mapped to keyField */
+            keyColumn?: string;
+            /** @description field UUID or internal name (a text or number field, or item_number) whose value finds the item a row updates; rows without a match create items; empty: every row creates an item */
+            keyField?: string;
+            /** @description default: columns whose header is a field's title or internal name (case-insensitive; Title and Название map to the title field); SharePoint system columns are never mapped */
+            mapping?: components["schemas"]["ImportMapping"][] | null;
+            /** Format: uuid */
+            uploadToken: string;
         };
         ItemsSyncOut: {
             items: components["schemas"]["SyncItem"][] | null;
@@ -4528,6 +4844,15 @@ export interface components {
             /** @description notifications for notifications.sendEventEmail */
             serviceKey: string;
             title: string;
+        };
+        NewListImport: {
+            /** @description columns to import; default: the preview's proposal (columns with skip false, title from asTitle) */
+            columns?: components["schemas"]["ImportColumnChoice"][] | null;
+            description?: string;
+            slug: string;
+            title: string;
+            /** Format: uuid */
+            uploadToken: string;
         };
         Node: {
             /** Format: date-time */
@@ -5938,7 +6263,10 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
@@ -9650,7 +9978,10 @@ export interface operations {
     createUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10880,7 +11211,10 @@ export interface operations {
     createEventReceiver: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11173,7 +11507,10 @@ export interface operations {
     createGroup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12602,7 +12939,10 @@ export interface operations {
     createLibrary: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13096,7 +13436,10 @@ export interface operations {
     createLibraryField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description library id */
                 id: string;
@@ -13525,7 +13868,10 @@ export interface operations {
                 /** @description the folder to upload into (number or guid), instead of the parentId part */
                 parentId?: string;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description the library id */
                 libraryId: string;
@@ -13636,6 +13982,117 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    exportFolder: {
+        parameters: {
+            query?: {
+                /** @description folder number or guid; absent = library root */
+                parentId?: string;
+                /** @description name (default), size or modified; prefix - for descending */
+                sort?: string;
+                format?: "xlsx" | "csv";
+            };
+            header?: never;
+            path: {
+                /** @description library id */
+                libraryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Partial Content: the requested Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description the Range cannot be satisfied (it starts past the end) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": string;
                 };
             };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
@@ -14458,7 +14915,10 @@ export interface operations {
     createFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description library id */
                 libraryId: string;
@@ -14659,7 +15119,10 @@ export interface operations {
     createList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -15248,7 +15711,10 @@ export interface operations {
     createField: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description list id */
                 listId: string;
@@ -15578,6 +16044,197 @@ export interface operations {
             };
         };
     };
+    importStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description list id */
+                listId: string;
+                /** @description import id */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeImportStatus"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    importErrors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description list id */
+                listId: string;
+                /** @description import id */
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Partial Content: the requested Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description the Range cannot be satisfied (it starts past the end) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": string;
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
     listItems: {
         parameters: {
             query?: {
@@ -15682,7 +16339,10 @@ export interface operations {
     createItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description list id */
                 listId: string;
@@ -15702,6 +16362,360 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnvelopeItemOut"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    exportItems: {
+        parameters: {
+            query?: {
+                format?: "xlsx" | "csv";
+                viewId?: string;
+                sort?: string;
+                orderBy?: string;
+                filter?: string;
+                q?: string;
+            };
+            header?: never;
+            path: {
+                /** @description list id */
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Partial Content: the requested Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description the Range cannot be satisfied (it starts past the end) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": string;
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    importItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description list id */
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ItemsImport"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeImportStatus"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    previewItemsImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the list id */
+                listId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the CSV or XLSX file
+                     */
+                    file: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description the preview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeImportPreview"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
@@ -15888,7 +16902,10 @@ export interface operations {
     quickEditItems: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description list id */
                 listId: string;
@@ -16479,7 +17496,10 @@ export interface operations {
     uploadAttachment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description the list id */
                 listId: string;
@@ -17257,7 +18277,10 @@ export interface operations {
     createView: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description list id */
                 listId: string;
@@ -17982,7 +19005,10 @@ export interface operations {
                  */
                 installDependencies?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18504,7 +19530,10 @@ export interface operations {
     createNode: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -18911,6 +19940,248 @@ export interface operations {
             };
         };
     };
+    importNewList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description node id */
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewListImport"];
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeImportStatus"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    previewListImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the node id */
+                nodeId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description the CSV or XLSX file
+                     */
+                    file: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description the preview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeImportPreview"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
     getNodeMenu: {
         parameters: {
             query?: never;
@@ -18997,7 +20268,10 @@ export interface operations {
     addNodeMenuItem: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 nodeId: string;
             };
@@ -20007,7 +21281,10 @@ export interface operations {
     createPage: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -21548,7 +22825,10 @@ export interface operations {
     createSurvey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -22065,7 +23345,10 @@ export interface operations {
     duplicateSurvey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description survey id */
                 id: string;
@@ -22818,7 +24101,10 @@ export interface operations {
     submitSurvey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description survey id */
                 id: string;

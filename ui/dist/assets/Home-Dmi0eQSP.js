@@ -1,1 +1,0 @@
-import{a as e,i as t,n,o as r,r as i,s as a,t as o}from"./index-CqyXPeg3.js";var s=i(`<h1> </h1>`);function c(i,c){a(c,!0);var l=s(),u=e(l,!0);t(()=>o(u,c.route.path)),n(i,l),r()}export{c as default};
