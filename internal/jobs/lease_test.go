@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -77,8 +78,9 @@ func TestLeaseTakenOverStopsHandler(t *testing.T) {
 		defer cancel()
 		q := leaseQueue(db)
 		started, cause := make(chan struct{}), make(chan error, 1)
+		var once sync.Once
 		q.Handle("t.job", func(ctx context.Context, _ *Job) (any, error) {
-			close(started)
+			once.Do(func() { close(started) })
 			<-ctx.Done()
 			cause <- context.Cause(ctx)
 			return "late", nil
@@ -86,7 +88,10 @@ func TestLeaseTakenOverStopsHandler(t *testing.T) {
 		id, _ := q.Enqueue(ctx, "t.job", nil)
 		go q.Run(ctx)
 		<-started
-		if _, err := db.W(ctx).ExecContext(ctx, `UPDATE jobs SET locked_by = 'other-worker' WHERE id = ?`, id); err != nil {
+		// The other worker holds the job with a lease of its own, so the
+		// reaper does not hand it back to the queue meanwhile.
+		if _, err := db.W(ctx).ExecContext(ctx, `UPDATE jobs SET locked_by = 'other-worker', locked_until = ? WHERE id = ?`,
+			time.Now().UTC().Add(time.Hour), id); err != nil {
 			t.Fatal(err)
 		}
 		select {

@@ -19,3 +19,27 @@ test('a change through the API appears on the visible page within 2 s', async ({
   await expect(page.getByText(/Changed by .* while you were editing/)).toBeVisible({ timeout: 2000 });
   await expect(page.getByRole('textbox', { name: 'Note, item 2' })).toHaveValue('my input');
 });
+
+test('when the stream answers 503 the page polls sync-state every 30 s', async ({ page, adminApi }) => {
+  const l = await makeList(adminApi, 'poll', { note: { type: 'text' } });
+  await adminApi.post(`/lists/${l.listId}/items`, { fieldValues: { title: 'Polled row', note: 'before' } });
+  // The stream is refused as a server without the shared message channel refuses it.
+  await page.route('**/items/live?*', (route) =>
+    route.fulfill({
+      status: 503,
+      contentType: 'application/json',
+      body: JSON.stringify({ success: false, error: { code: 'UNAVAILABLE', message: 'live updates are unavailable' } }),
+    }),
+  );
+  await page.clock.install();
+  const polled = page.waitForRequest((r) => r.url().includes('/items/sync-state'));
+  await open(page, l.path);
+  await expect(page.getByRole('cell', { name: 'before' })).toBeVisible();
+  await polled; // the fallback's first poll learns the row's version
+  await adminApi.patch(`/lists/${l.listId}/items/1`, { fieldValues: { note: 'after' } });
+  await expect(page.getByRole('cell', { name: 'before' })).toBeVisible();
+  const next = page.waitForResponse((r) => r.url().includes('/items/sync-state'));
+  await page.clock.fastForward('00:31');
+  await next;
+  await expect(page.getByRole('cell', { name: 'after' })).toBeVisible({ timeout: 2000 });
+});
