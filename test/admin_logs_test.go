@@ -171,7 +171,9 @@ func testAppLog(t *testing.T, s *kit.Server, adm *kit.Client) {
 		}
 		adm.Do(t, "PUT", "/admin/logs/settings", map[string]any{"maxRows": 100}).Expect(t, 200)
 		p := adm.Do(t, "POST", "/admin/logs/purge", nil).Expect(t, 200).Map(t)
-		if p["byRows"].(float64) < 20 || p["left"].(float64) != 100 {
+		// left counts the rows after the purge, and the request lines
+		// written meanwhile (the purge's own among them) may add a few.
+		if left := p["left"].(float64); p["byRows"].(float64) < 20 || left < 100 || left > 105 {
 			t.Fatalf("purge %v", p)
 		}
 		c := adm.Do(t, "POST", "/admin/logs/clear", nil).Expect(t, 200).Map(t)

@@ -66,6 +66,9 @@ func (p *Publisher) Enqueue(listID string, itemNumber int64, item any) {
 
 // Run publishes queued events until ctx ends.
 func (p *Publisher) Run(ctx context.Context) {
+	// retryAt is set once when events start waiting and kept while new ones
+	// arrive, so a steady stream of saves cannot postpone the retry for ever.
+	var retryAt time.Time
 	for {
 		p.omu.Lock()
 		for l := range p.overflow {
@@ -75,7 +78,12 @@ func (p *Publisher) Run(ctx context.Context) {
 		p.omu.Unlock()
 		var wait <-chan time.Time
 		if len(p.held) > 0 || len(p.lost) > 0 {
-			wait = time.After(p.Retry)
+			if retryAt.IsZero() {
+				retryAt = time.Now().Add(p.Retry)
+			}
+			wait = time.After(time.Until(retryAt))
+		} else {
+			retryAt = time.Time{}
 		}
 		select {
 		case <-ctx.Done():
@@ -86,6 +94,7 @@ func (p *Publisher) Run(ctx context.Context) {
 				p.flush(ctx) // the usual path: nothing waits, publish at once
 			}
 		case <-wait:
+			retryAt = time.Time{}
 			p.flush(ctx)
 		}
 	}

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Tx is a transaction with the `?` placeholder convention.
@@ -74,10 +77,29 @@ func AfterCommit(ctx context.Context, fn func()) {
 // InTx runs fn in a transaction. Nested calls (ctx already carrying a
 // transaction) join the outer one. fn receives a ctx bound to the transaction,
 // so that every store call made with it takes part.
+//
+// An outermost transaction that PostgreSQL ends as a deadlock victim (40P01)
+// or a serialization failure (40001) is run again, up to three times in all:
+// the other transaction has gone on, and the caller never sees the conflict.
 func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
 	if tx := txFrom(ctx); tx != nil {
 		return fn(ctx, tx)
 	}
+	for attempt := 1; ; attempt++ {
+		err := db.runTx(ctx, fn)
+		if attempt >= 3 || ctx.Err() != nil || !conflicted(err) {
+			return err
+		}
+	}
+}
+
+// conflicted reports a PostgreSQL deadlock or serialization failure.
+func conflicted(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40P01" || pg.Code == "40001")
+}
+
+func (db *DB) runTx(ctx context.Context, fn func(ctx context.Context, tx *Tx) error) error {
 	tx, err := db.begin(ctx)
 	db.outage.observe(ctx, err)
 	if err != nil {
