@@ -14,7 +14,7 @@ import (
 
 func leaseQueue(db *store.DB) *Queue {
 	q := fastQueue(db)
-	q.Lease, q.Heartbeat = 300*time.Millisecond, 50*time.Millisecond
+	q.Lease, q.Heartbeat = 1200*time.Millisecond, 100*time.Millisecond
 	return q
 }
 
@@ -29,7 +29,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		h := func(ctx context.Context, _ *Job) (any, error) {
 			runs.Add(1)
 			select {
-			case <-time.After(900 * time.Millisecond):
+			case <-time.After(3600 * time.Millisecond):
 				return "done", nil
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
@@ -63,7 +63,7 @@ func TestDeadWorkerTakenOver(t *testing.T) {
 		}
 		go q.Run(ctx)
 		j := waitStatus(t, q, id, StatusSucceeded)
-		if took := time.Since(claimed); took > 2*time.Second || j.Attempts != 2 {
+		if took := time.Since(claimed); took > 6*time.Second || j.Attempts != 2 {
 			t.Fatalf("taken over after %s, attempts %d", took, j.Attempts)
 		}
 	})
@@ -99,7 +99,7 @@ func TestLeaseTakenOverStopsHandler(t *testing.T) {
 			if !errors.Is(err, ErrLeaseLost) {
 				t.Fatalf("cause %v", err)
 			}
-		case <-time.After(3 * time.Second):
+		case <-time.After(6 * time.Second):
 			t.Fatal("the handler kept running after its lease was taken over")
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -117,14 +117,14 @@ func TestQuietHandlerStops(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		q := leaseQueue(db)
-		q.Quiet = 250 * time.Millisecond
+		q.Quiet = 1500 * time.Millisecond
 		q.Handle("t.busy", func(ctx context.Context, _ *Job) (any, error) {
 			for i := range 12 {
 				if err := q.Progress(ctx, i); err != nil {
 					return nil, err
 				}
 				select {
-				case <-time.After(60 * time.Millisecond):
+				case <-time.After(100 * time.Millisecond):
 				case <-ctx.Done():
 					return nil, Permanent(context.Cause(ctx))
 				}
