@@ -120,6 +120,19 @@ func loseDatabase(t *testing.T, s *kit.Server) (restore func()) {
 				t.Fatal(err)
 			}
 		}
+		// A server connection keeps the pages it cached for as long as the
+		// WAL index says nothing changed, and one that read page 1 between
+		// the checkpoint and the broken header would go on answering from
+		// its cache: zeroing both copies of the WAL index header makes every
+		// connection rebuild the index from the (empty) WAL, see a changed
+		// header, drop its cache and read the broken file.
+		if shm, err := os.OpenFile(path+"-shm", os.O_RDWR, 0); err == nil {
+			_, werr := shm.WriteAt(make([]byte, 96), 0)
+			shm.Close()
+			if werr != nil {
+				t.Fatal(werr)
+			}
+		}
 		restored := false
 		restore = func() {
 			if !restored {
