@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -49,6 +51,21 @@ func loadMigrations(d Dialect) ([]migration, error) {
 		}
 	}
 	return out, nil
+}
+
+// MigrationsDigest identifies the set of migrations of a dialect: two
+// databases migrated under the same digest have the same schema, so a
+// migrated database may be copied instead of migrated again (tests do).
+func MigrationsDigest(d Dialect) (string, error) {
+	migs, err := loadMigrations(d)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, m := range migs {
+		fmt.Fprintf(h, "%d\x00%s\x00%d\x00%s", m.version, m.name, len(m.sql), m.sql)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 
 // migrationLockID is an arbitrary constant for pg_advisory_xact_lock, so that

@@ -32,9 +32,13 @@ var (
 	buildErr  error
 )
 
-// Binary builds bin/coreportal once per test process and returns its path.
+// Binary returns the binary under test: CORE_BIN when set (scripts/test
+// builds it once for every group), else one built once per test process.
 func Binary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv("CORE_BIN"); bin != "" {
+		return bin
+	}
 	buildOnce.Do(func() {
 		_, file, _, _ := runtime.Caller(0)
 		root := filepath.Join(filepath.Dir(file), "..", "..")
@@ -157,11 +161,25 @@ func FreePort(t testing.TB) string {
 	return ""
 }
 
-// Start runs `coreportal serve` on a free port with a temp data folder.
-// env entries (KEY=VALUE) are added to the process environment.
+// Start runs `coreportal serve` on a free port with a temp data folder and
+// a database that is already migrated (a copy of a migrated one: starting
+// finds no migration to apply). env entries (KEY=VALUE) are added to the
+// process environment.
 func Start(t testing.TB, b Backend, env ...string) *Server {
 	t.Helper()
-	return StartWith(t, b.DatabaseURL(t), t.TempDir(), "serve", env...)
+	dataDir := t.TempDir()
+	return StartWith(t, b.migrated(t, dataDir), dataDir, "serve", env...)
+}
+
+// migrated returns the URL of a new migrated database, or for SQLite ("")
+// writes a migrated database file into dataDir.
+func (b Backend) migrated(t testing.TB, dataDir string) string {
+	t.Helper()
+	if b.Name == "postgres" {
+		return storetest.MigratedPostgresDB(t)
+	}
+	storetest.CopyMigratedSQLite(t, filepath.Join(dataDir, "core.db"))
+	return ""
 }
 
 // StartWith runs a sub-command against a given database and data folder

@@ -40,10 +40,13 @@ func Run(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	})
 }
 
-// OpenSQLite opens a migrated SQLite database in a temp folder.
+// OpenSQLite opens a migrated SQLite database in a temp folder (a copy of
+// the migrated template; migrating it again finds nothing to do).
 func OpenSQLite(t testing.TB) *store.DB {
 	t.Helper()
-	db, err := store.Open(context.Background(), "", filepath.Join(t.TempDir(), "core.db"))
+	path := filepath.Join(t.TempDir(), "core.db")
+	CopyMigratedSQLite(t, path)
+	db, err := store.Open(context.Background(), "", path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +55,11 @@ func OpenSQLite(t testing.TB) *store.DB {
 	return db
 }
 
-// OpenPostgres creates a fresh PostgreSQL database, migrated, dropped at cleanup.
+// OpenPostgres creates a fresh PostgreSQL database, migrated (a copy of the
+// migrated template), dropped at cleanup.
 func OpenPostgres(t testing.TB) *store.DB {
 	t.Helper()
-	dbURL := FreshPostgresDB(t)
+	dbURL := MigratedPostgresDB(t)
 	db, err := store.Open(context.Background(), dbURL, "")
 	if err != nil {
 		t.Fatal(err)
@@ -72,13 +76,20 @@ func FreshPostgresDB(t testing.TB) string {
 	if base == "" {
 		t.Skip("TEST_DATABASE_URL not set")
 	}
+	return createDatabase(t, base, "")
+}
+
+// createDatabase creates a database with the given options (such as
+// "TEMPLATE x") and returns its URL; it is dropped at cleanup.
+func createDatabase(t testing.TB, base, options string) string {
+	t.Helper()
 	admin, err := sql.Open("pgx", base)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer admin.Close()
 	name := fmt.Sprintf("coretest_%d_%d", os.Getpid(), rand.Uint32())
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+	if _, err := admin.Exec("CREATE DATABASE " + name + " " + options); err != nil {
 		t.Fatalf("create test database: %v", err)
 	}
 	t.Cleanup(func() {
