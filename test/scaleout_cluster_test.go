@@ -42,6 +42,7 @@ func startScaleCluster(t *testing.T) (*cluster.Cluster, *cluster.Fixture) {
 // naming blobs. Nothing acknowledged is lost or doubled.
 func TestScaleOutResilience(t *testing.T) {
 	t.Parallel()
+	kit.Binary(t)
 	began := time.Now()
 	c, f := startScaleCluster(t)
 	load := c.StartLoad(f, 2)
@@ -53,11 +54,11 @@ func TestScaleOutResilience(t *testing.T) {
 		t.Logf("%+v", rep)
 	})
 	create := c.KillDuringCreate(t, f, c.Pick(2))
-	c.StartAPI(t)
+	c.StartAPI()
 	var upload cluster.UploadReport
 	t.Run("instance-killed-mid-upload", func(t *testing.T) {
 		upload = c.KillMidUpload(t, f, c.Pick(1))
-		c.StartAPI(t)
+		c.StartAPI()
 	})
 	t.Run("worker-killed", func(t *testing.T) {
 		rep := c.KillWorker(t, upload.Initiated.Add(c.Opts.SweepAge+500*time.Millisecond))
@@ -79,7 +80,10 @@ func TestScaleOutResilience(t *testing.T) {
 	})
 	t.Run("nothing-lost", func(t *testing.T) {
 		load.Stop(5 * time.Second)
-		t.Logf("%+v", load.Verify(t))
+		tally := load.Verify(t)
+		t.Logf("creates %d/%d found, %d doubled; uploads %d/%d found, %d corrupt; watcher misses %d of %d\n%s",
+			tally.CreatesFound, tally.Creates, tally.Duplicates, tally.UploadsFound, tally.Uploads, tally.Corrupt,
+			tally.SaveMissed, tally.SavePairs, load.Around(c.Events(), tally.Missed))
 	})
 	t.Logf("took %s", time.Since(began).Round(time.Millisecond))
 }

@@ -23,6 +23,7 @@ func (c *Cluster) CutBus(t testing.TB, l *Load, a *API, outage time.Duration) Bu
 	rep := BusReport{Instance: a.Name}
 	began := time.Now()
 	a.Relay.Cut()
+	c.note("bus of %s cut", a.Name)
 	var values []string
 	for n := 0; time.Since(began) < outage; n++ {
 		v := c.Unique("cut")
@@ -38,6 +39,7 @@ func (c *Cluster) CutBus(t testing.TB, l *Load, a *API, outage time.Duration) Bu
 	}
 	rep.Saved = len(values)
 	a.Relay.Restore(t)
+	c.note("bus of %s back", a.Name)
 	back := time.Now()
 	for {
 		rep.Missing = l.uncovered(values, began)
@@ -68,18 +70,24 @@ func (l *Load) uncovered(values []string, since time.Time) int {
 }
 
 // MissedSaves counts, over the whole run, the (watcher, acknowledged save)
-// pairs where the watcher has neither the save nor a resync after it.
-func (l *Load) MissedSaves() (missed, pairs int) {
+// pairs where the watcher has neither the save nor a resync after it, and
+// returns the saves some watcher missed.
+func (l *Load) MissedSaves() (missed, pairs int, saves []Save) {
 	l.mu.Lock()
 	saved := append([]Save(nil), l.saved...)
 	l.mu.Unlock()
-	for _, w := range l.Watchers {
-		for _, s := range saved {
+	for _, s := range saved {
+		some := false
+		for _, w := range l.Watchers {
 			pairs++
 			if !w.Covered(s.Value, s.At.Add(-time.Second)) {
 				missed++
+				some = true
 			}
 		}
+		if some {
+			saves = append(saves, s)
+		}
 	}
-	return missed, pairs
+	return missed, pairs, saves
 }

@@ -46,6 +46,7 @@ type Cluster struct {
 	Token  string // the administrator's token, valid on every instance
 	Worker *kit.Server
 
+	root      testing.TB // processes and relays live as long as the test that started the cluster
 	env       []string
 	redisHost string
 	redisDB   string
@@ -53,6 +54,7 @@ type Cluster struct {
 	apis      []*API
 	serial    atomic.Int64
 	core      minio.Core
+	events    []Event
 }
 
 // API is one api instance and its relay to Redis.
@@ -74,18 +76,24 @@ func Start(t testing.TB, o Options) *Cluster {
 	if err != nil || u.Host == "" {
 		t.Fatalf("redis URL %q: %v", o.RedisURL, err)
 	}
-	c := &Cluster{Opts: o, Dir: t.TempDir(), S3: blobtest.StartS3(t), redisHost: u.Host, redisDB: u.Path}
+	c := &Cluster{Opts: o, Dir: t.TempDir(), S3: blobtest.StartS3(t), root: t, redisHost: u.Host, redisDB: u.Path}
 	c.SMTP = mailtest.StartT(t, mailtest.Options{Delay: o.MailDelay})
 	c.env = append(c.s3Env(),
 		"CORE_JOB_LEASE="+o.Lease.String(), "CORE_JOB_HEARTBEAT="+o.Heartbeat.String(),
 		"CORE_UPLOAD_SWEEP_AGE="+o.SweepAge.String(), "CORE_LIVE_MAX_STREAMS_PER_USER=200",
 		"SMTP_HOST="+c.SMTP.Host, "SMTP_PORT="+strconv.Itoa(c.SMTP.Port), "SMTP_FROM=portal@example.com")
 	c.env = append(c.env, o.Env...)
-	for range o.APIs {
-		c.StartAPI(t)
+	c.StartAPI() // the first one migrates the database
+	var wg sync.WaitGroup
+	for range o.APIs - 1 {
+		run(&wg, func() { c.StartAPI() })
+	}
+	run(&wg, func() { c.StartWorker() })
+	wg.Wait()
+	if len(c.Alive()) != o.APIs || c.Worker == nil {
+		t.FailNow()
 	}
 	c.Token = c.apis[0].Admin(t).Token
-	c.StartWorker(t)
 	return c
 }
 
@@ -117,32 +125,37 @@ func (c *Cluster) s3Env() []string {
 	return env
 }
 
-// StartAPI starts one more api instance behind its own relay to Redis.
-func (c *Cluster) StartAPI(t testing.TB) *API {
-	t.Helper()
-	relay := StartRelay(t, c.redisHost)
+// StartAPI starts one more api instance behind its own relay to Redis; it
+// runs until the test that started the cluster ends.
+func (c *Cluster) StartAPI() *API {
+	relay := StartRelay(c.root, c.redisHost)
 	env := append(append([]string(nil), c.env...), "CORE_BUS_URL=redis://"+relay.Addr+c.redisDB)
-	a := &API{Server: kit.StartWith(t, c.Opts.DBURL, c.Dir, "api", env...), Relay: relay}
+	a := &API{Server: kit.StartWith(c.root, c.Opts.DBURL, c.Dir, "api", env...), Relay: relay}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	a.Name = fmt.Sprintf("api%d", len(c.apis))
 	c.apis = append(c.apis, a)
+	c.mu.Unlock()
+	c.note("%s started", a.Name)
 	return a
 }
 
-// StartWorker starts a worker; it becomes Worker. A worker sweeps unfinished
-// blob writes when it starts.
-func (c *Cluster) StartWorker(t testing.TB) *kit.Server {
-	t.Helper()
+// StartWorker starts a worker; it becomes Worker and runs until the test
+// that started the cluster ends. A worker sweeps unfinished blob writes when
+// it starts.
+func (c *Cluster) StartWorker() *kit.Server {
 	env := append(append([]string(nil), c.env...), "CORE_BUS_URL=redis://"+c.redisHost+c.redisDB)
-	c.Worker = kit.StartWith(t, c.Opts.DBURL, c.Dir, "worker", env...)
-	return c.Worker
+	w := kit.StartWith(c.root, c.Opts.DBURL, c.Dir, "worker", env...)
+	c.mu.Lock()
+	c.Worker = w
+	c.mu.Unlock()
+	return w
 }
 
 // Kill stops an api instance with SIGKILL.
 func (c *Cluster) Kill(a *API) {
 	a.dead.Store(true)
 	a.Kill()
+	c.note("%s killed", a.Name)
 }
 
 // Alive returns the api instances not killed, in start order.

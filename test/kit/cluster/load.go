@@ -31,9 +31,9 @@ type Load struct {
 	wwg    sync.WaitGroup
 
 	mu       sync.Mutex
-	created  map[string]int64    // title → item id, acknowledged
-	uploaded map[int64][32]byte  // file id → content hash, acknowledged
-	saved    []Save              // acknowledged saves of watched items
+	created  map[string]int64   // title → item id, acknowledged
+	uploaded map[int64][32]byte // file id → content hash, acknowledged
+	saved    []Save             // acknowledged saves of watched items
 	errs     []ClientError
 	Watchers []*Watcher
 	attempts atomic.Int64
@@ -41,8 +41,8 @@ type Load struct {
 
 // Save is one acknowledged save of a watched item.
 type Save struct {
-	Value string
-	At    time.Time
+	Value, Inst string
+	At          time.Time
 }
 
 // StartLoad starts a writer, an uploader and watchers per instance.
@@ -71,7 +71,7 @@ func (l *Load) Stop(settle time.Duration) {
 	l.cancel()
 	l.wg.Wait()
 	for end := time.Now().Add(settle); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if m, _ := l.MissedSaves(); m == 0 {
+		if m, _, _ := l.MissedSaves(); m == 0 {
 			break
 		}
 	}
@@ -154,7 +154,7 @@ func (l *Load) save(ctx context.Context, n int) {
 		l.fail("save", a, fmt.Errorf("%d %s", ans.Status, ans.Raw))
 	default:
 		l.mu.Lock()
-		l.saved = append(l.saved, Save{Value: v, At: time.Now()})
+		l.saved = append(l.saved, Save{Value: v, Inst: a.Name, At: time.Now()})
 		l.mu.Unlock()
 	}
 }

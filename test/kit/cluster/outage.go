@@ -35,6 +35,7 @@ func (c *Cluster) KillWorker(t testing.TB, notBefore time.Time) JobReport {
 		admin.Do(t, "GET", "/jobs?status=running&type=notifications.sendEmail&limit=100", nil).Expect(t, 200).Into(t, &running)
 	}
 	c.Worker.Kill()
+	c.note("worker killed holding %d jobs", len(running))
 	killed := time.Now()
 	rep := JobReport{Claimed: len(running)}
 	for _, j := range running {
@@ -43,7 +44,7 @@ func (c *Cluster) KillWorker(t testing.TB, notBefore time.Time) JobReport {
 		}
 	}
 	time.Sleep(time.Until(notBefore))
-	c.StartWorker(t)
+	c.StartWorker()
 	if waitJobs(t, admin, running, killed) {
 		rep.CatchUp = time.Since(killed)
 	}
@@ -71,9 +72,11 @@ func waitJobs(t testing.TB, admin *kit.Client, jobs []map[string]any, since time
 
 // S3Report is an S3 outage.
 type S3Report struct {
-	ReadyMax  time.Duration // slowest /ready answer during the outage
-	Downloads []int         // statuses of downloads during the outage, one per instance
-	Recovered time.Duration // from the restart until every instance was ready again
+	ReadyMax  time.Duration   // slowest /ready answer during the outage
+	Detected  time.Duration   // from the stop until the last instance's /ready named blobs
+	Downloads []int           // statuses of downloads during the outage, one per instance
+	Took      []time.Duration // how long each of those downloads took to answer
+	Recovered time.Duration   // from the restart until every instance was ready again
 }
 
 // StopS3 stops the S3 server for outage: every instance's /ready answers
@@ -82,20 +85,15 @@ func (c *Cluster) StopS3(t testing.TB, f *Fixture, file int64, outage time.Durat
 	t.Helper()
 	var rep S3Report
 	c.S3.Close()
+	c.note("S3 stopped")
 	down := time.Now()
 	for _, a := range c.Alive() {
-		for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-			st, body, took := ready(a)
-			rep.ReadyMax = max(rep.ReadyMax, took)
-			if st == 503 && strings.Contains(body, `"blobs"`) {
-				break
-			}
-			if time.Now().After(end) {
-				t.Errorf("/ready of %s during the S3 outage: %d %s", a.Name, st, body)
-				break
-			}
-		}
+		c.readyNaming(t, a, down, &rep)
+	}
+	for _, a := range c.Alive() {
+		asked := time.Now()
 		ans, err := c.Call(context.Background(), a, "GET", fmt.Sprintf("/libraries/%s/files/%d/download", f.LibID, file), nil, nil)
+		rep.Took = append(rep.Took, time.Since(asked))
 		if err != nil || ans.Status != 503 {
 			t.Errorf("download from %s during the S3 outage: %d %v", a.Name, ans.Status, err)
 		}
@@ -106,6 +104,7 @@ func (c *Cluster) StopS3(t testing.TB, f *Fixture, file int64, outage time.Durat
 	}
 	time.Sleep(time.Until(down.Add(outage)))
 	c.S3.Restart(t)
+	c.note("S3 back")
 	back := time.Now()
 	for _, a := range c.Alive() {
 		for end := time.Now().Add(15 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
@@ -116,6 +115,23 @@ func (c *Cluster) StopS3(t testing.TB, f *Fixture, file int64, outage time.Durat
 	}
 	rep.Recovered = time.Since(back)
 	return rep
+}
+
+// readyNaming polls a's /ready until it answers 503 naming blobs (10 s at most).
+func (c *Cluster) readyNaming(t testing.TB, a *API, down time.Time, rep *S3Report) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		st, body, took := ready(a)
+		rep.ReadyMax = max(rep.ReadyMax, took)
+		if st == 503 && strings.Contains(body, `"blobs"`) {
+			rep.Detected = max(rep.Detected, time.Since(down))
+			return
+		}
+		if time.Now().After(end) {
+			t.Errorf("/ready of %s during the S3 outage: %d %s", a.Name, st, body)
+			return
+		}
+	}
 }
 
 func ready(a *API) (int, string, time.Duration) {

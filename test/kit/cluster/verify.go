@@ -15,6 +15,7 @@ type Tally struct {
 	Uploads, UploadsFound, Corrupt    int
 	Attempts                          int64
 	SaveMissed, SavePairs             int
+	Missed                            []Save // saves some watcher neither got nor was resynced after
 }
 
 // Verify reads back every acknowledged create and upload after Stop.
@@ -54,7 +55,7 @@ func (l *Load) Verify(t testing.TB) Tally {
 			tl.UploadsFound++
 		}
 	}
-	tl.SaveMissed, tl.SavePairs = l.MissedSaves()
+	tl.SaveMissed, tl.SavePairs, tl.Missed = l.MissedSaves()
 	if tl.CreatesFound != tl.Creates || tl.Duplicates != 0 || tl.UploadsFound != tl.Uploads || tl.Corrupt != 0 {
 		t.Errorf("acknowledged work lost or doubled: %+v", tl)
 	}
