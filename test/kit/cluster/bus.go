@@ -50,7 +50,15 @@ func (c *Cluster) CutBus(t testing.TB, l *Load, a *API, outage time.Duration) Bu
 	}
 	rep.Delivered = time.Since(back)
 	if rep.Missing > 0 {
-		t.Errorf("bus cut on %s: %d (watcher, save) pairs of %d saves neither delivered nor resynced 5 s after the bus came back", a.Name, rep.Missing, rep.Saved)
+		t.Errorf("bus cut on %s %s-%s: %d (watcher, save) pairs of %d saves neither delivered nor resynced 5 s after the bus came back",
+			a.Name, began.Format("15:04:05.000"), back.Format("15:04:05.000"), rep.Missing, rep.Saved)
+		for _, w := range l.Watchers {
+			for _, v := range values {
+				if !w.Covered(v, began) {
+					t.Logf("%s missing %s", w.Describe(), v)
+				}
+			}
+		}
 	}
 	return rep
 }

@@ -44,8 +44,19 @@ func (l *Load) Around(events []Event, missed []Save) string {
 			fmt.Fprintf(&b, "    first %s error: %.200s\n", op, msg)
 		}
 	}
+	blamed := map[*Watcher]bool{}
 	for _, s := range missed {
-		fmt.Fprintf(&b, "missed by some watcher: save %s on %s at %s\n", s.Value, s.Inst, s.At.Format("15:04:05.000"))
+		fmt.Fprintf(&b, "missed: save %s on %s at %s by", s.Value, s.Inst, s.At.Format("15:04:05.000"))
+		for _, w := range l.Watchers {
+			if !w.Covered(s.Value, s.At.Add(-time.Second)) {
+				fmt.Fprintf(&b, " %d", w.home)
+				blamed[w] = true
+			}
+		}
+		b.WriteString("\n")
+	}
+	for w := range blamed {
+		b.WriteString(w.Describe() + "\n")
 	}
 	return b.String()
 }

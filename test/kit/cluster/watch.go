@@ -25,6 +25,7 @@ type Watcher struct {
 	resyncs  []time.Time
 	connects int
 	drops    int
+	history  []string // stream opened/ended, with the instance and time
 }
 
 func newWatcher(c *Cluster, f *Fixture, home int) *Watcher {
@@ -72,10 +73,14 @@ func (w *Watcher) stream(ctx context.Context, a *API) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
+		w.mu.Lock()
+		w.history = append(w.history, fmt.Sprintf("%s refused %d %s", a.Name, resp.StatusCode, time.Now().Format("15:04:05.000")))
+		w.mu.Unlock()
 		return
 	}
 	w.mu.Lock()
 	w.connects++
+	w.history = append(w.history, fmt.Sprintf("%s opened %s", a.Name, time.Now().Format("15:04:05.000")))
 	w.mu.Unlock()
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -84,7 +89,19 @@ func (w *Watcher) stream(ctx context.Context, a *API) {
 	}
 	w.mu.Lock()
 	w.drops++
+	w.history = append(w.history, fmt.Sprintf("%s ended %s", a.Name, time.Now().Format("15:04:05.000")))
 	w.mu.Unlock()
+}
+
+// Describe names the watcher and its streams and resyncs, for failure reports.
+func (w *Watcher) Describe() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	rs := make([]string, len(w.resyncs))
+	for i, r := range w.resyncs {
+		rs[i] = r.Format("15:04:05.000")
+	}
+	return fmt.Sprintf("watcher %d: streams %v, resyncs %v", w.home, w.history, rs)
 }
 
 func (w *Watcher) line(l string) {
