@@ -45,8 +45,7 @@ func TestScaleOutResilience(t *testing.T) {
 	kit.Binary(t)
 	began := time.Now()
 	c, f := startScaleCluster(t)
-	load := c.StartLoad(f, 2)
-	t.Cleanup(func() { load.Stop(0) })
+	load := c.StartLoad(t, f, 2)
 	t.Logf("cluster started in %s", time.Since(began).Round(time.Millisecond))
 
 	t.Run("bus-cut", func(t *testing.T) {

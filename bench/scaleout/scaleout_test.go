@@ -45,8 +45,7 @@ func TestScaleoutLong(t *testing.T) {
 	c := cluster.Start(t, cluster.Options{DBURL: kit.Backends(t)[1].DatabaseURL(t), RedisURL: redis, SweepAge: 10 * time.Second,
 		Env: []string{"CORE_LOG_LEVEL=info"}})
 	f := c.NewFixture(t)
-	load := c.StartLoad(f, *watchers)
-	t.Cleanup(func() { load.Stop(0) })
+	load := c.StartLoad(t, f, *watchers)
 	began := time.Now()
 	at := func(frac float64) { time.Sleep(time.Until(began.Add(time.Duration(frac * float64(*duration))))) }
 	var r report

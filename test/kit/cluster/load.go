@@ -45,8 +45,10 @@ type Save struct {
 	At          time.Time
 }
 
-// StartLoad starts a writer, an uploader and watchers per instance.
-func (c *Cluster) StartLoad(f *Fixture, watchersPerAPI int) *Load {
+// StartLoad starts watchers per instance and, once a probe save reached
+// every one of them, a writer and an uploader.
+func (c *Cluster) StartLoad(t testing.TB, f *Fixture, watchersPerAPI int) *Load {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	wctx, watchX := context.WithCancel(context.Background())
 	l := &Load{c: c, f: f, cancel: cancel, watchX: watchX, created: map[string]int64{}, uploaded: map[int64][32]byte{}}
@@ -55,9 +57,28 @@ func (c *Cluster) StartLoad(f *Fixture, watchersPerAPI int) *Load {
 		l.Watchers = append(l.Watchers, w)
 		run(&l.wwg, func() { w.run(wctx) })
 	}
+	t.Cleanup(func() { l.Stop(0) })
+	l.waitWatching(t)
 	run(&l.wg, func() { l.writer(ctx) })
 	run(&l.wg, func() { l.uploader(ctx) })
 	return l
+}
+
+// waitWatching saves a watched item every half second until one save
+// reached every watcher (30 s at most).
+func (l *Load) waitWatching(t testing.TB) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); {
+		v := l.c.Unique("p")
+		path := fmt.Sprintf("/lists/%s/items/%d", l.f.ListID, l.f.Watched[0])
+		_, _ = l.c.Call(context.Background(), l.c.Pick(1), "PATCH", path, map[string]any{"fieldValues": map[string]any{"title": v}}, nil)
+		for wait := time.Now().Add(500 * time.Millisecond); time.Now().Before(wait); time.Sleep(20 * time.Millisecond) {
+			if l.uncovered([]string{v}, time.Now()) == 0 {
+				return
+			}
+		}
+	}
+	t.Fatal("no save reached every watcher within 30 s")
 }
 
 func run(wg *sync.WaitGroup, fn func()) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,15 +91,20 @@ func (c *Cluster) StopS3(t testing.TB, f *Fixture, file int64, outage time.Durat
 	for _, a := range c.Alive() {
 		c.readyNaming(t, a, down, &rep)
 	}
-	for _, a := range c.Alive() {
-		asked := time.Now()
-		ans, err := c.Call(context.Background(), a, "GET", fmt.Sprintf("/libraries/%s/files/%d/download", f.LibID, file), nil, nil)
-		rep.Took = append(rep.Took, time.Since(asked))
-		if err != nil || ans.Status != 503 {
-			t.Errorf("download from %s during the S3 outage: %d %v", a.Name, ans.Status, err)
-		}
-		rep.Downloads = append(rep.Downloads, ans.Status)
+	alive := c.Alive()
+	rep.Downloads, rep.Took = make([]int, len(alive)), make([]time.Duration, len(alive))
+	var wg sync.WaitGroup
+	for i, a := range alive {
+		run(&wg, func() {
+			asked := time.Now()
+			ans, err := c.Call(context.Background(), a, "GET", fmt.Sprintf("/libraries/%s/files/%d/download", f.LibID, file), nil, nil)
+			rep.Took[i], rep.Downloads[i] = time.Since(asked), ans.Status
+			if err != nil || ans.Status != 503 {
+				t.Errorf("download from %s during the S3 outage: %d %v", a.Name, ans.Status, err)
+			}
+		})
 	}
+	wg.Wait()
 	if rep.ReadyMax > time.Second {
 		t.Errorf("/ready took %s during the S3 outage", rep.ReadyMax)
 	}
