@@ -5,9 +5,12 @@ package blobtest
 
 import (
 	"context"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/johannesboyne/gofakes3"
@@ -30,6 +33,7 @@ type S3Server struct {
 	Bucket   string
 	Backend  *s3mem.Backend
 	srv      *httptest.Server
+	handler  http.Handler
 }
 
 // StartS3 starts a server with bucket "coreportal-test" for the life of the test.
@@ -40,10 +44,24 @@ func StartS3(t testing.TB) *S3Server {
 	if err := be.CreateBucket(s.Bucket); err != nil {
 		t.Fatalf("create test bucket: %v", err)
 	}
-	s.srv = httptest.NewServer(gofakes3.New(be, gofakes3.WithoutVersioning()).Server())
-	t.Cleanup(s.srv.Close)
+	s.handler = gofakes3.New(be, gofakes3.WithoutVersioning()).Server()
+	s.srv = httptest.NewServer(s.handler)
+	t.Cleanup(func() { s.srv.Close() })
 	s.Endpoint = s.srv.URL
 	return s
+}
+
+// Restart serves the same bucket (objects and unfinished multipart uploads)
+// again on the address of Endpoint after Close.
+func (s *S3Server) Restart(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", strings.TrimPrefix(s.Endpoint, "http://"))
+	if err != nil {
+		t.Fatalf("restart test S3 server: %v", err)
+	}
+	srv := &httptest.Server{Listener: ln, Config: &http.Server{Handler: s.handler}}
+	srv.Start()
+	s.srv = srv
 }
 
 // URL is the CORE_BLOB_URL of bucket on this server.
