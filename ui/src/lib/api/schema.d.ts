@@ -1850,7 +1850,7 @@ export interface paths {
         post?: never;
         /**
          * Move an item to the recycle bin
-         * @description Delete on the item.
+         * @description Delete on the item. data.recycleBinEntryId names the bin entry that holds the item, for an exact undo (restore).
          */
         delete: operations["deleteItem"];
         options?: never;
@@ -3475,6 +3475,13 @@ export interface components {
             anonymous?: boolean;
             questions: components["schemas"]["SurveyQuestion"][] | null;
         };
+        DeletedItem: {
+            /**
+             * Format: uuid
+             * @description the recycle-bin entry that holds the item (restore it with POST /nodes/{nodeId}/recycle-bin/{entryId}/restore); null when the service keeps no recycle bin
+             */
+            recycleBinEntryId: string | null;
+        };
         Dependency: {
             fromVersion?: string;
             moduleKey: string;
@@ -3534,6 +3541,10 @@ export interface components {
         };
         EnvelopeDashboard: {
             data: components["schemas"]["Dashboard"];
+            success: boolean;
+        };
+        EnvelopeDeletedItem: {
+            data: components["schemas"]["DeletedItem"];
             success: boolean;
         };
         EnvelopeEventReceiver: {
@@ -17247,7 +17258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeAny"];
+                    "application/json": components["schemas"]["EnvelopeDeletedItem"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
