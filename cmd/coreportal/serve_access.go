@@ -10,6 +10,7 @@ import (
 	"coreportal/internal/groups"
 	"coreportal/internal/menu"
 	"coreportal/internal/nodes"
+	"coreportal/internal/principals"
 	"coreportal/internal/recyclebin"
 	"coreportal/internal/routes"
 	"coreportal/internal/users"
@@ -54,6 +55,7 @@ func (a *app) accessHandlers() []interface{ Register(huma.API) } {
 		acl.NewHandler(a.access.perms),
 		groups.NewHandler(a.access.groups),
 		users.NewPickerHandler(a.users),
+		principals.NewHandler(a.db),
 		recyclebin.NewHandler(a.access.recycleBin),
 		routes.NewHandler(a.access.routes),
 		menu.NewHandler(a.access.menu),

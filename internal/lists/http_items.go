@@ -25,7 +25,7 @@ func (h *Handler) registerItems(api huma.API) {
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}", "getItem", "One item by number or guid", "View on the item."), h.getItem)
 	web.Register(api, op(http.MethodPatch, "/lists/{listId}/items/{itemId}", "updateItem", "Merge values into an item",
 		"Edit on the item. Only the passed keys change; the merged set is then validated (required fields). Last write wins. A save that changes no value (the same values, or an empty fieldValues) writes nothing: no version, no event, updated_at and updated_by stay; quick-edit rows alike."), h.updateItem)
-	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}", "deleteItem", "Move an item to the recycle bin", "Delete on the item."), h.deleteItem)
+	web.Register(api, op(http.MethodDelete, "/lists/{listId}/items/{itemId}", "deleteItem", "Move an item to the recycle bin", "Delete on the item. data.recycleBinEntryId names the bin entry that holds the item, for an exact undo (restore)."), h.deleteItem)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/versions", "itemVersions", "ItemVersion history",
 		"View on the item. versions newest first; empty while versioning is off (the history is kept and shows again when it is switched back on). An item created before versioning was switched on starts its history at its first update (versionNumber 1, changeType updated)."), h.versions)
 	web.Register(api, op(http.MethodGet, "/lists/{listId}/items/{itemId}/permission-settings", "getItemPermissionSettings", "Item inheritance flag", "View on the item."), h.permSettings)
@@ -126,11 +126,8 @@ func (h *Handler) updateItem(ctx context.Context, in *updateItemIn) (*web.Out[It
 	return web.Reply(h.svc.UpdateItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID, values(in.Body.FieldValues)))
 }
 
-func (h *Handler) deleteItem(ctx context.Context, in *ItemPathParams) (*web.Out[any], error) {
-	if err := h.svc.DeleteItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID); err != nil {
-		return nil, err
-	}
-	return web.Empty(), nil
+func (h *Handler) deleteItem(ctx context.Context, in *ItemPathParams) (*web.Out[DeletedItem], error) {
+	return web.Reply(h.svc.DeleteItem(ctx, auth.FromContext(ctx), in.ListID, in.ItemID))
 }
 
 // QuickEditUpdateRow is one changed row of a quick edit.

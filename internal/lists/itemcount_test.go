@@ -61,7 +61,7 @@ func TestItemCounterInstalledForOlderLists(t *testing.T) {
 		if _, err := f.svc.CreateItem(ctx, f.admin, l.ID, raws(map[string]any{"title": "counted"})); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.svc.DeleteItem(ctx, f.admin, l.ID, "1"); err != nil {
+		if _, err := f.svc.DeleteItem(ctx, f.admin, l.ID, "1"); err != nil {
 			t.Fatal(err)
 		}
 		if n, ok := count(); !ok || n != 26 {

@@ -360,16 +360,32 @@ const (
 	rowUnavailable = "the database is unavailable; this row was not saved"
 )
 
-// DeleteItem moves an item to the recycle bin (delete on the item).
-func (s *Service) DeleteItem(ctx context.Context, p *auth.Principal, listID, ref string) error {
+// DeletedItem is the answer of an item delete.
+type DeletedItem struct {
+	RecycleBinEntryID *string `json:"recycleBinEntryId" format:"uuid" doc:"the recycle-bin entry that holds the item (restore it with POST /nodes/{nodeId}/recycle-bin/{entryId}/restore); null when the service keeps no recycle bin"`
+}
+
+// DeleteItem moves an item to the recycle bin (delete on the item) and
+// answers the bin entry's id.
+func (s *Service) DeleteItem(ctx context.Context, p *auth.Principal, listID, ref string) (DeletedItem, error) {
 	ctx = asViewer(ctx, p)
 	sc, it, err := s.itemFor(ctx, p, listID, ref, acl.Delete)
 	if err != nil {
-		return err
+		return DeletedItem{}, err
 	}
-	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		return s.removeItem(ctx, p, sc, it)
+	var out DeletedItem
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+		id, err := s.removeItem(ctx, p, sc, it)
+		out.RecycleBinEntryID = nil
+		if id != "" {
+			out.RecycleBinEntryID = &id
+		}
+		return err
 	})
+	if err != nil {
+		return DeletedItem{}, err
+	}
+	return out, nil
 }
 
 // binItem is the recycle-bin payload of a deleted item.
@@ -378,25 +394,30 @@ type binItem struct {
 	Item   json.RawMessage `json:"item"`
 }
 
-func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema, it *Item) error {
+// removeItem deletes an item into the recycle bin and answers the bin
+// entry's id ("" without a bin).
+func (s *Service) removeItem(ctx context.Context, p *auth.Principal, sc *schema, it *Item) (string, error) {
 	if err := s.st.deleteItem(ctx, sc.list, it.Number); err != nil {
-		return err
+		return "", err
 	}
 	if err := s.unindex(ctx, it.GUID); err != nil {
-		return err
+		return "", err
 	}
 	s.itemsChanged(ctx, sc.list.ID)
 	snap, _ := json.Marshal(it.out(nil))
+	entryID := ""
 	if s.bin != nil {
 		payload, _ := json.Marshal(binItem{ListID: sc.list.ID, Item: snap})
 		title := displayText(sc.field(sysTitle), it.Values[sc.field(sysTitle).ID])
-		if _, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, ScopeID: sc.list.ID, Payload: payload, ResourceID: it.GUID}); err != nil {
-			return err
+		id, err := s.bin.Add(ctx, BinEntry{NodeID: sc.list.NodeID, Kind: "list_item", Title: title, DeletedBy: p.UserID, ScopeID: sc.list.ID, Payload: payload, ResourceID: it.GUID})
+		if err != nil {
+			return "", fmt.Errorf("recycle item %d: %w", it.Number, err)
 		}
+		entryID = id
 	} else if err := s.forgetItem(ctx, sc, it.GUID); err != nil {
-		return err
+		return "", err
 	}
-	return s.event(ctx, "listItem.deleted", sc, it, p)
+	return entryID, s.event(ctx, "listItem.deleted", sc, it, p)
 }
 
 // forgetItem drops what belongs to an item that is gone for good.

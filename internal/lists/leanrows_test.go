@@ -74,7 +74,7 @@ func TestLeanSystemColumns(t *testing.T) {
 			gone = it
 		}
 		// the last number is taken for good: a new item must never reuse it
-		if err := f.svc.DeleteItem(ctx, f.admin, l.ID, fmt.Sprint(gone.ID)); err != nil {
+		if _, err := f.svc.DeleteItem(ctx, f.admin, l.ID, fmt.Sprint(gone.ID)); err != nil {
 			t.Fatal(err)
 		}
 		sc := mustLoad(t, f.svc, l.ID)

@@ -96,7 +96,7 @@ func (s *Service) RecycleContent(ctx context.Context, p *auth.Principal, id stri
 				return err
 			}
 			for _, it := range items {
-				if err := s.removeItem(ctx, p, sc, it); err != nil {
+				if _, err := s.removeItem(ctx, p, sc, it); err != nil {
 					return err
 				}
 				listMoved++

@@ -79,7 +79,7 @@ func TestServiceBasics(t *testing.T) {
 		if _, err := f.svc.UpdateItem(ctx, f.admin, l.ID, "1", raws(map[string]any{"field_3": 6})); err != nil {
 			t.Fatal(err)
 		}
-		if err := f.svc.DeleteItem(ctx, f.admin, l.ID, it.GUID); err != nil {
+		if _, err := f.svc.DeleteItem(ctx, f.admin, l.ID, it.GUID); err != nil {
 			t.Fatal(err)
 		}
 		// every change wrote its event in the item's transaction, the delete with the snapshot

@@ -1850,7 +1850,7 @@ export interface paths {
         post?: never;
         /**
          * Move an item to the recycle bin
-         * @description Delete on the item.
+         * @description Delete on the item. data.recycleBinEntryId names the bin entry that holds the item, for an exact undo (restore).
          */
         delete: operations["deleteItem"];
         options?: never;
@@ -2592,6 +2592,26 @@ export interface paths {
          * @description Needs edit on the record's resource (administrators for list, library, survey, list_item, file); 404 when the record does not exist, 403 when the caller lacks the right on its resource.
          */
         delete: operations["deletePermission"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/principals/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find users and groups for a picker
+         * @description Any signed-in user (permission dialogs, person pickers). q (trimmed) must have at least 2 characters, else 400 VALIDATION_ERROR; it matches a user's display name, login and email and a group's name and description (case-insensitive). Disabled and system accounts are never listed. types: user, group or both (default both); limit 1..20 (default 15); users come first. Each subject has principalType, id, display, subtitle (a user's login, a group's description) and a user's email, nothing more.
+         */
+        get: operations["searchPrincipals"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3455,6 +3475,13 @@ export interface components {
             anonymous?: boolean;
             questions: components["schemas"]["SurveyQuestion"][] | null;
         };
+        DeletedItem: {
+            /**
+             * Format: uuid
+             * @description the recycle-bin entry that holds the item (restore it with POST /nodes/{nodeId}/recycle-bin/{entryId}/restore); null when the service keeps no recycle bin
+             */
+            recycleBinEntryId: string | null;
+        };
         Dependency: {
             fromVersion?: string;
             moduleKey: string;
@@ -3514,6 +3541,10 @@ export interface components {
         };
         EnvelopeDashboard: {
             data: components["schemas"]["Dashboard"];
+            success: boolean;
+        };
+        EnvelopeDeletedItem: {
+            data: components["schemas"]["DeletedItem"];
             success: boolean;
         };
         EnvelopeEventReceiver: {
@@ -3662,6 +3693,10 @@ export interface components {
         };
         EnvelopeListServiceRecord: {
             data: components["schemas"]["ServiceRecord"][] | null;
+            success: boolean;
+        };
+        EnvelopeListSubject: {
+            data: components["schemas"]["Subject"][] | null;
             success: boolean;
         };
         EnvelopeListTemplateOut: {
@@ -5577,6 +5612,18 @@ export interface components {
              */
             latencyMs: number;
             url: string;
+        };
+        Subject: {
+            /** @description display name of a user, name of a group */
+            display: string;
+            /** @description email of a user */
+            email?: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            principalType: "user" | "group";
+            /** @description login of a user, description of a group */
+            subtitle?: string;
         };
         Summary: {
             /** @enum {string} */
@@ -17211,7 +17258,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeAny"];
+                    "application/json": components["schemas"]["EnvelopeDeletedItem"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
@@ -22051,6 +22098,94 @@ export interface operations {
             };
             /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
             423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    searchPrincipals: {
+        parameters: {
+            query?: {
+                /** @description at least 2 characters after trimming */
+                q?: string;
+                /** @description user, group or user,group (default) */
+                types?: string;
+                /** @description 1..20, default 15 */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeListSubject"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

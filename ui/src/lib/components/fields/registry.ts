@@ -10,6 +10,7 @@ import ChoiceEditor from './ChoiceEditor.svelte';
 import DateDisplay from './DateDisplay.svelte';
 import DateEditor from './DateEditor.svelte';
 import HtmlDisplay from './HtmlDisplay.svelte';
+import HtmlEditor from './HtmlEditor.svelte';
 import LinkDisplay from './LinkDisplay.svelte';
 import LinkEditor from './LinkEditor.svelte';
 import LookupDisplay from './LookupDisplay.svelte';
@@ -33,7 +34,7 @@ type Entry = { display: Component<DisplayProps>; editor: Component<EditorProps, 
 export const fieldRegistry: Record<string, Entry> = {
   text: { display: TextDisplay, editor: TextEditor },
   multiline_text: { display: TextDisplay, editor: TextEditor },
-  html_text: { display: HtmlDisplay, editor: TextEditor },
+  html_text: { display: HtmlDisplay, editor: HtmlEditor },
   choice: { display: ChoiceDisplay, editor: ChoiceEditor },
   number: { display: NumberDisplay, editor: NumberEditor },
   date: { display: DateDisplay, editor: DateEditor },

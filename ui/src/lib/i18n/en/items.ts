@@ -44,4 +44,12 @@ export default {
   'items.versions.old': 'Before',
   'items.versions.new': 'After',
   'items.permissions': 'Permissions',
+  'items.html.toolbar': 'Formatting of {title}',
+  'items.html.bold': 'Bold (Ctrl+B)',
+  'items.html.italic': 'Italic (Ctrl+I)',
+  'items.html.bullets': 'Bulleted list',
+  'items.html.numbers': 'Numbered list',
+  'items.html.link': 'Link (Ctrl+K)',
+  'items.html.linkUrl': 'Link address (https://…)',
+  'items.html.source': 'HTML source',
 } as const satisfies Record<string, string>;

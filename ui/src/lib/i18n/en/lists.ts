@@ -20,7 +20,7 @@ export default {
   'lists.form.edit': 'Edit form',
   'lists.showStandardForm': 'Show the standard fields',
   'lists.script': 'Form script',
-  'lists.scriptHelp': 'The script runs in a sandbox and uses the form object: form.get, form.set, form.lock, form.hide, form.message, form.onChange, form.onBeforeSave (return a reason to stop the save). See FORM-SCRIPTS.md.',
+  'lists.scriptHelp': 'The script runs in a sandbox and uses the form object: form.get, form.set, form.lock, form.hide, form.message, form.onChange, form.onBeforeSave (return a reason to stop the save). See FORM-SCRIPTS.md. In the editor Tab indents; press Escape, then Tab, to leave it.',
   'lists.save': 'Save',
   'lists.saved': 'Saved.',
   'lists.fields': 'Fields',

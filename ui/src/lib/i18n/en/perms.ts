@@ -22,7 +22,6 @@ export default {
   'perms.added': '{name} now has {level}.',
   'perms.picker.label': 'Find a user or group',
   'perms.picker.hint': 'Type at least two letters.',
-  'perms.picker.groupsOnly': 'Only administrators can search users; groups are offered.',
   'perms.picker.none': 'Nothing found.',
   'perms.picker.results': '{count} found. Use the arrow keys to choose.',
   'perms.picker.chosen': 'Chosen: {name}',

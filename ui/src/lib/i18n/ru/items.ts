@@ -45,4 +45,12 @@ export default {
   'items.versions.old': 'Было',
   'items.versions.new': 'Стало',
   'items.permissions': 'Права доступа',
+  'items.html.toolbar': 'Оформление: {title}',
+  'items.html.bold': 'Полужирный (Ctrl+B)',
+  'items.html.italic': 'Курсив (Ctrl+I)',
+  'items.html.bullets': 'Маркированный список',
+  'items.html.numbers': 'Нумерованный список',
+  'items.html.link': 'Ссылка (Ctrl+K)',
+  'items.html.linkUrl': 'Адрес ссылки (https://…)',
+  'items.html.source': 'HTML-код',
 } as const satisfies Record<keyof typeof en, string>;

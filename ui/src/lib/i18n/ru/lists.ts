@@ -22,7 +22,7 @@ export default {
   'lists.form.edit': 'Форма изменения',
   'lists.showStandardForm': 'Показывать стандартные поля',
   'lists.script': 'Скрипт формы',
-  'lists.scriptHelp': 'Скрипт выполняется в песочнице и работает с объектом form: form.get, form.set, form.lock, form.hide, form.message, form.onChange, form.onBeforeSave (верните причину, чтобы запретить сохранение). См. FORM-SCRIPTS.md.',
+  'lists.scriptHelp': 'Скрипт выполняется в песочнице и работает с объектом form: form.get, form.set, form.lock, form.hide, form.message, form.onChange, form.onBeforeSave (верните причину, чтобы запретить сохранение). См. FORM-SCRIPTS.md. В редакторе Tab делает отступ; чтобы выйти из него, нажмите Escape, затем Tab.',
   'lists.save': 'Сохранить',
   'lists.saved': 'Сохранено.',
   'lists.fields': 'Поля',

@@ -24,7 +24,6 @@ export default {
   'perms.added': '{name}: теперь «{level}».',
   'perms.picker.label': 'Найти пользователя или группу',
   'perms.picker.hint': 'Введите хотя бы две буквы.',
-  'perms.picker.groupsOnly': 'Искать пользователей могут только администраторы; предлагаются группы.',
   'perms.picker.none': 'Ничего не найдено.',
   'perms.picker.results': 'Найдено: {count}. Выберите стрелками.',
   'perms.picker.chosen': 'Выбрано: {name}',
