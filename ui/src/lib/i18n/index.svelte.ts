@@ -14,12 +14,10 @@ import enGrid from './en/grid';
 import ruGrid from './ru/grid';
 import enItems from './en/items';
 import ruItems from './ru/items';
-import enSheets from './en/sheets';
-import ruSheets from './ru/sheets';
 
-const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems, ...enSheets };
+const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems };
 export type TextKey = keyof typeof en;
-const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems, ...ruSheets };
+const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems };
 
 export type Lang = 'en' | 'ru';
 const storageKey = 'core.lang';
