@@ -236,6 +236,21 @@ func (e *Engine) Register(ctx context.Context, ref Ref, parent *Ref) error {
 	return e.st.register(ctx, ref, p)
 }
 
+// RegisterAll records resources of one parent in the caller's transaction,
+// as Register does for each, in as few statements as the database allows.
+func (e *Engine) RegisterAll(ctx context.Context, refs []Ref, parent *Ref) error {
+	for _, ref := range refs {
+		if !ref.Type.Valid() || !validID(ref.ID) {
+			return fmt.Errorf("register: bad resource %q %q", ref.Type, ref.ID)
+		}
+	}
+	p := ""
+	if parent != nil {
+		p = parent.ID
+	}
+	return e.st.registerAll(ctx, refs, p)
+}
+
 // Move gives ref a new parent; levels below it change, so the cache is dropped.
 func (e *Engine) Move(ctx context.Context, ref Ref, parent *Ref) error {
 	p := ""

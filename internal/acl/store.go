@@ -88,6 +88,28 @@ func (s *aclStore) register(ctx context.Context, ref Ref, parent string) error {
 		"INSERT INTO acl_objects (id, type, parent_id, inherits) VALUES (?, ?, ?, ?)", ref.ID, string(ref.Type), p, true)
 }
 
+// registerAll inserts many objects of one parent, 2,000 per statement.
+func (s *aclStore) registerAll(ctx context.Context, refs []Ref, parent string) error {
+	var p any
+	if parent != "" {
+		p = parent
+	}
+	for len(refs) > 0 {
+		n := min(len(refs), 2000)
+		args := make([]any, 0, n*4)
+		for _, r := range refs[:n] {
+			args = append(args, r.ID, string(r.Type), p, true)
+		}
+		// queued: sent with the transaction's next statement (store.Queue)
+		if err := s.db.Queue(ctx, fmt.Sprintf("register %d objects (first %s)", n, refs[0].ID),
+			"INSERT INTO acl_objects (id, type, parent_id, inherits) VALUES "+store.Tuples(n, 4), args...); err != nil {
+			return err
+		}
+		refs = refs[n:]
+	}
+	return nil
+}
+
 func (s *aclStore) move(ctx context.Context, id, parent string) (bool, error) {
 	var p any
 	if parent != "" {

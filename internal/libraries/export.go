@@ -15,6 +15,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/sheets"
+	"coreportal/internal/sheets/fieldcell"
 	"coreportal/internal/web"
 )
 
@@ -72,7 +73,7 @@ func (s *Service) ExportFolder(ctx context.Context, p *auth.Principal, libraryID
 					row[3] = sheets.Cell{}
 				}
 				for _, fd := range fields {
-					row = append(row, sheets.ValueCell(fd.FieldType, f.FieldValues[fd.ID]))
+					row = append(row, fieldcell.Of(fd.FieldType, f.FieldValues[fd.ID]))
 				}
 				if err := sw.Row(row); err != nil {
 					return err

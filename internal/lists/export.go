@@ -12,6 +12,7 @@ import (
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
 	"coreportal/internal/sheets"
+	"coreportal/internal/sheets/fieldcell"
 )
 
 // exportChunk is how many items are read (and their displays resolved) at a time.
@@ -142,7 +143,7 @@ func sheetName(title string) string {
 	return t
 }
 
-// exportCell is a value as a person reads it (sheets.ValueCell); the item
+// exportCell is a value as a person reads it (fieldcell.Of); the item
 // number and the Created and Modified columns come from the item itself.
 func exportCell(f *field.Def, it *Item) sheets.Cell {
 	switch f.ID {
@@ -153,5 +154,5 @@ func exportCell(f *field.Def, it *Item) sheets.Cell {
 	case "__updated_at":
 		return sheets.Cell{Kind: sheets.DateTime, Time: it.UpdatedAt.Truncate(time.Second)}
 	}
-	return sheets.ValueCell(f.Type, it.Values[f.ID])
+	return fieldcell.Of(f.Type, it.Values[f.ID])
 }

@@ -236,6 +236,41 @@ func (ru *importRun) columnOf(fieldID string) string {
 	return fieldID
 }
 
+// quickCreateMany saves the create rows of a batch as quickRows does in
+// strict mode, the valid ones in multi-row statements (createMany).
+func (s *Service) quickCreateMany(ctx context.Context, p *auth.Principal, sc *schema, crs []QuickCreate, res *QuickResult) error {
+	if len(crs) == 0 {
+		return nil
+	}
+	lvl, err := s.acl.Level(ctx, p, listRef(sc.list.ID))
+	if err != nil {
+		return err
+	}
+	if lvl < acl.Add {
+		for _, c := range crs {
+			res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), Message: "add right on this list is required"})
+		}
+		return nil
+	}
+	ins := make([]Values, len(crs))
+	for i, c := range crs {
+		ins[i] = c.FieldValues
+	}
+	items, errs, err := s.createMany(ctx, p, sc, ins)
+	if err != nil {
+		return err
+	}
+	for i, c := range crs {
+		for _, e := range errs[i] {
+			res.Errors = append(res.Errors, QuickError{ClientRowID: orNull(c.ClientRowID), FieldID: orNull(e.FieldID), Message: e.Message})
+		}
+		if it := items[i]; it != nil {
+			res.Created = append(res.Created, QuickRow{ClientRowID: c.ClientRowID, ID: it.Number, FieldValues: it.Values})
+		}
+	}
+	return nil
+}
+
 // quickBatch saves a batch as quick edit does, in one transaction (one
 // commit for the batch instead of one per row). Rows that fail validation
 // or rights write nothing and are reported; any other failure rolls the
@@ -249,8 +284,10 @@ func (s *Service) quickBatch(ctx context.Context, p *auth.Principal, listID stri
 	var res QuickResult
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		var err error
-		res, err = s.quickRows(ctx, p, sc, ups, crs, true)
-		return err
+		if res, err = s.quickRows(ctx, p, sc, ups, nil, true); err != nil {
+			return err
+		}
+		return s.quickCreateMany(ctx, p, sc, crs, &res)
 	})
 	if err == nil {
 		s.itemsChanged(ctx, listID)

@@ -39,3 +39,33 @@ func Write(ctx context.Context, db *store.DB, e Event) error {
 	return db.Queue(ctx, "write event "+e.Name, `INSERT INTO outbox (event_name, resource_type, resource_id, scope_id, actor_id, payload, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`, e.Name, e.ResourceType, e.ResourceID, scope, actor, string(payload), time.Now().UTC())
 }
+
+// WriteAll appends events as Write does, 1,000 per statement.
+func WriteAll(ctx context.Context, db *store.DB, es []Event) error {
+	now := time.Now().UTC()
+	for len(es) > 0 {
+		n := min(len(es), 1000)
+		args := make([]any, 0, n*7)
+		for _, e := range es[:n] {
+			payload, err := json.Marshal(e.Payload)
+			if err != nil {
+				return fmt.Errorf("encode event %s: %w", e.Name, err)
+			}
+			var actor, scope any
+			if e.ActorID != "" {
+				actor = e.ActorID
+			}
+			if e.ScopeID != "" {
+				scope = e.ScopeID
+			}
+			args = append(args, e.Name, e.ResourceType, e.ResourceID, scope, actor, string(payload), now)
+		}
+		// queued: sent with the transaction's next statement (store.Queue)
+		if err := db.Queue(ctx, fmt.Sprintf("write %d events (first %s)", n, es[0].Name), `INSERT INTO outbox (event_name, resource_type,
+			resource_id, scope_id, actor_id, payload, created_at) VALUES `+store.Tuples(n, 7), args...); err != nil {
+			return err
+		}
+		es = es[n:]
+	}
+	return nil
+}

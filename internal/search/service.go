@@ -58,6 +58,14 @@ func path(np string, h *hit) string {
 // Put indexes d in the transaction bound to ctx.
 func (s *Service) Put(ctx context.Context, d Doc) error { return s.putDocs(ctx, []Doc{d}) }
 
+// PutAll indexes docs in the transaction bound to ctx, as Put does for each.
+func (s *Service) PutAll(ctx context.Context, docs []Doc) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	return s.putDocs(ctx, docs)
+}
+
 // putDocs indexes docs with their access chains (one query for all).
 func (s *Service) putDocs(ctx context.Context, docs []Doc) error {
 	es := make([]*entry, len(docs))
