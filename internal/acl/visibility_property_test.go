@@ -189,8 +189,20 @@ func TestVisibilityMatchesLevel(t *testing.T) {
 		start := time.Now()
 		for _, seed := range seeds {
 			rng := rand.New(rand.NewPCG(seed, seed))
-			w := buildPropWorld(f, rng)
-			w.store(t, f)
+			// one transaction per world: the writes of a world are many and small
+			var w *propWorld
+			outer := f.ctx
+			err := db.InTx(outer, func(ctx context.Context, _ *store.Tx) error {
+				f.ctx = ctx
+				w = buildPropWorld(f, rng)
+				w.store(t, f)
+				return nil
+			})
+			f.ctx = outer
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.e.Invalidate(f.ctx)
 			if err := checkPropWorld(f, w); err != nil {
 				t.Fatalf("seed %d (replay with ACL_PROP_SEED=%d): %v", seed, seed, err)
 			}
