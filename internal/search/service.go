@@ -32,7 +32,7 @@ type Service struct {
 
 // New builds the service.
 func New(db *store.DB, engine *acl.Engine) *Service {
-	return &Service{db: db, st: &indexStore{db: db}, acl: engine, crawlBatch: defaultCrawlBatch, progressEvery: time.Second}
+	return &Service{db: db, st: &indexStore{db: db, acl: engine}, acl: engine, crawlBatch: defaultCrawlBatch, progressEvery: time.Second}
 }
 
 // wordOf is the path word of each container type (SPEC.md canonical routes).
