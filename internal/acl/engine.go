@@ -289,28 +289,6 @@ func (e *Engine) IsAncestor(ctx context.Context, ancestor, id Ref) (bool, error)
 	return e.st.isDescendant(ctx, ancestor.ID, id.ID)
 }
 
-// ChildExceptions supports SQL listings of children (items of a list, files of
-// a folder). A child is visible when (parentLevel >= View and its id is not in
-// deny) or its id is in allow. Administrators get Delete and empty lists.
-func (e *Engine) ChildExceptions(ctx context.Context, p *auth.Principal, parent Ref, childType Type) (Level, []string, []string, error) {
-	lvl, err := e.Level(ctx, p, parent)
-	if err != nil {
-		return None, nil, nil, err
-	}
-	if p == nil || p.IsAdmin {
-		return lvl, []string{}, []string{}, nil
-	}
-	deny, err := e.st.denied(ctx, parent.ID, childType, p.UserID)
-	if err != nil {
-		return None, nil, nil, err
-	}
-	allow, err := e.st.allowed(ctx, parent.ID, childType, p.UserID)
-	if err != nil {
-		return None, nil, nil, err
-	}
-	return lvl, deny, allow, nil
-}
-
 // SetInherits moves a resource between inheriting and isolated (SPEC.md
 // "Item inheritance flag"). Breaking inheritance copies the parent's effective
 // rights (per principal with a record along the parent's chain) as explicit

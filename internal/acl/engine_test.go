@@ -146,13 +146,13 @@ func TestEngineBasics(t *testing.T) {
 		if l := f.level(bob, list); l != acl.Delete {
 			t.Fatalf("bob on list: %v", l)
 		}
-		lvl, deny, allow, err := f.e.ChildExceptions(f.ctx, bob, list, acl.ListItem)
-		if err != nil || lvl != acl.Delete || len(deny) != 1 || deny[0] != item.ID || len(allow) != 0 {
-			t.Fatalf("bob exceptions: %v %v %v %v", lvl, deny, allow, err)
+		v, err := f.e.Visibility(f.ctx, bob, acl.ListItem, list, acl.Children)
+		if err != nil || v.Level() != acl.Delete || len(v.Hidden()) != 1 || v.Hidden()[0] != item.ID || v.Sees(item.ID) {
+			t.Fatalf("bob visibility: %+v %v", v, err)
 		}
-		lvl, deny, allow, err = f.e.ChildExceptions(f.ctx, alice, list, acl.ListItem)
-		if err != nil || lvl != acl.Edit || len(deny) != 0 || len(allow) != 1 {
-			t.Fatalf("alice exceptions: %v %v %v %v", lvl, deny, allow, err)
+		v, err = f.e.Visibility(f.ctx, alice, acl.ListItem, list, acl.Children)
+		if err != nil || v.Level() != acl.Edit || len(v.Hidden()) != 0 || !v.Decisive(item.ID) || !v.Sees(item.ID) {
+			t.Fatalf("alice visibility: %+v %v", v, err)
 		}
 		inh, err := f.e.Inherits(f.ctx, item)
 		if err != nil || inh {

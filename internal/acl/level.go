@@ -9,8 +9,8 @@
 //     Move on re-parenting, Forget / ForgetTree on hard delete.
 //   - Require(ctx, p, ref, level) before acting: 404 when the resource does
 //     not exist, 403 when it exists and the caller lacks the level.
-//   - Listings of children filter in SQL with ChildExceptions:
-//     visible = (parentLevel >= View AND id NOT IN deny) OR id IN allow.
+//   - Listings filter in SQL with the conditions Visibility (rows below a
+//     container) and Reach (search entries) compile from the chain rule.
 //   - SetInherits is the break/restore transition of "Item inheritance flag".
 //
 // Storage: acl_objects (id, type, parent_id, inherits) is the registry the

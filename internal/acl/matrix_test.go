@@ -171,9 +171,9 @@ func TestIsolationBoundaries(t *testing.T) {
 			}
 		}
 		// listing: late sees the list but the isolated item is in deny
-		lvl, deny, allow, err := f.e.ChildExceptions(f.ctx, late, w.targets[acl.List], acl.ListItem)
-		if err != nil || lvl != acl.Delete || len(deny) != 1 || deny[0] != item.ID || len(allow) != 0 {
-			t.Fatalf("exceptions: %v %v %v %v", lvl, deny, allow, err)
+		v, err := f.e.Visibility(f.ctx, late, acl.ListItem, w.targets[acl.List], acl.Children)
+		if err != nil || v.Level() != acl.Delete || len(v.Hidden()) != 1 || v.Hidden()[0] != item.ID || v.Sees(item.ID) {
+			t.Fatalf("visibility: %+v %v", v, err)
 		}
 		// removing the reader from the directory group drops the copied group right
 		if _, err := f.db.W(f.ctx).ExecContext(f.ctx, "DELETE FROM group_members WHERE user_id = ?", reader.UserID); err != nil {

@@ -314,3 +314,32 @@ func (s *aclStore) forgetTree(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// decisiveBelow returns, among the objects of type t at any depth below
+// container, the isolated ones on which the user has no record (deny) and
+// those on which the user (or one of its groups) has a record (allow).
+func (s *aclStore) decisiveBelow(ctx context.Context, container string, t Type, userID string) (deny, allow []string, err error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `WITH RECURSIVE sub(id, inherits, depth) AS (
+		SELECT id, inherits, 0 FROM acl_objects WHERE parent_id = ? AND type = ?
+		UNION ALL SELECT o.id, o.inherits, s.depth + 1 FROM acl_objects o JOIN sub s ON o.parent_id = s.id WHERE o.type = ? AND s.depth < 64)
+	SELECT id, granted FROM (SELECT sub.id, sub.inherits, CASE WHEN EXISTS (SELECT 1 FROM acl_entries e WHERE e.resource_id = sub.id AND `+principalMatch+`)
+		THEN 1 ELSE 0 END AS granted FROM sub) x WHERE granted = 1 OR inherits = ?`,
+		container, string(t), string(t), userID, userID, false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decisive objects under %s: %w", container, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var granted int
+		if err := rows.Scan(&id, &granted); err != nil {
+			return nil, nil, fmt.Errorf("decisive objects under %s: %w", container, err)
+		}
+		if granted == 1 {
+			allow = append(allow, id)
+		} else {
+			deny = append(deny, id)
+		}
+	}
+	return deny, allow, rows.Err()
+}

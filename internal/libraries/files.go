@@ -48,15 +48,17 @@ func (s *Service) Files(ctx context.Context, p *auth.Principal, libraryID string
 	if err := s.need(ctx, p, parent, acl.View); err != nil {
 		return nil, web.PageMeta{}, err
 	}
-	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, parent, acl.File)
+	vis, err := s.acl.Visibility(ctx, p, acl.File, parent, acl.Children)
 	if err != nil {
 		return nil, web.PageMeta{}, err
 	}
-	ls := listing{libraryID: l.ID, parentNo: parentNo, deny: deny, order: order, offset: q.Page.Offset(), limit: q.Page.Limit, total: -1}
-	if lvl < acl.View {
-		ls.deny, ls.allow = nil, allow
+	ls := listing{libraryID: l.ID, parentNo: parentNo, order: order, offset: q.Page.Offset(), limit: q.Page.Limit, total: -1}
+	open := vis.All() // the total is the same for every such caller
+	if !open {
+		if ls.visible, err = vis.Condition(acl.Column{Name: "guid"}); err != nil {
+			return nil, web.PageMeta{}, err
+		}
 	}
-	open := ls.allow == nil && len(ls.deny) == 0 // the total is the same for every such caller
 	var gen uint64
 	if open {
 		var ok bool

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -169,37 +168,24 @@ func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numb
 	if p == nil {
 		return out, nil
 	}
-	type folderVis struct {
-		level       acl.Level
-		deny, allow map[string]bool
-	}
-	folders := map[int64]*folderVis{}
+	folders := map[int64]*acl.Visibility{}
 	sees := func(f *File) (bool, error) {
-		v := folders[f.ParentNo]
-		if v == nil {
+		v, seen := folders[f.ParentNo]
+		if !seen {
 			parent, _, err := s.folderRef(ctx, l, f.ParentNo)
 			if err != nil {
 				if fault.Is(err, fault.CodeNotFound) {
-					folders[f.ParentNo] = &folderVis{}
+					folders[f.ParentNo] = nil
 					return false, nil
 				}
 				return false, err
 			}
-			lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, parent, acl.File)
-			if err != nil {
+			if v, err = s.acl.Visibility(ctx, p, acl.File, parent, acl.Children); err != nil {
 				return false, fmt.Errorf("lookup displays: %w", err)
-			}
-			v = &folderVis{level: lvl, deny: map[string]bool{}, allow: map[string]bool{}}
-			for _, g := range deny {
-				v.deny[strings.ToLower(g)] = true
-			}
-			for _, g := range allow {
-				v.allow[strings.ToLower(g)] = true
 			}
 			folders[f.ParentNo] = v
 		}
-		g := strings.ToLower(f.GUID)
-		return v.allow[g] || v.level >= acl.View && !v.deny[g], nil
+		return v != nil && v.Sees(f.GUID), nil
 	}
 	cf, err := displayColumn(l, fieldRef)
 	if err != nil {
@@ -242,12 +228,8 @@ func (s *Service) Displays(ctx context.Context, libraryID, fieldRef string, numb
 // or type. A custom display field lives inside field_values: filters and
 // sorts by display then compare the file number.
 //
-// Only files p can view take part: without view on the library no row does;
-// files inside an isolated file or folder p cannot view (and everything below
-// such a folder) are left out. This is stricter than the folder listing in
-// one case: a file granted to p below a folder hidden from p is left out too
-// (it then matches no text operator and sorts as an empty display while its
-// display is shown).
+// Only files p can view take part, by the rule of acl.Visibility over the
+// whole library (the same rule as the folder listing and Displays).
 func (s *Service) DisplaySQL(ctx context.Context, p *auth.Principal, d store.Dialect, libraryID, fieldRef string) (field.LookupTarget, bool) {
 	ctx = asViewer(ctx, p)
 	id, ok := store.CanonicalUUID(strings.TrimSpace(libraryID))
@@ -273,58 +255,25 @@ func (s *Service) DisplaySQL(ctx context.Context, p *auth.Principal, d store.Dia
 }
 
 // visibleSQL is the condition (" AND …", or "") on the files (alias lk) of
-// library id that p can view, for DisplaySQL. The isolated files and folders
-// of a library are few (exceptions): each is checked with the acl engine and
-// the numbers of the hidden ones, with their subtrees, are excluded.
+// library id that p can view, for DisplaySQL. Ids are written as literals
+// (canonical UUIDs from the registry): the condition stands without
+// arguments.
 func (s *Service) visibleSQL(ctx context.Context, p *auth.Principal, id string) (string, error) {
-	lvl, err := s.acl.Level(ctx, p, libRef(id))
+	v, err := s.acl.Visibility(ctx, p, acl.File, libRef(id), acl.Subtree)
 	if err != nil {
 		return "", err
 	}
-	if lvl < acl.View {
-		return " AND 1 = 0", nil
+	c, err := v.Condition(acl.Column{Name: "lk.guid", Registered: true, Literal: uuidLiteral})
+	if err != nil || c.SQL == "1 = 1" {
+		return "", err
 	}
-	if p.IsAdmin {
-		return "", nil
-	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, "SELECT guid, number FROM library_files WHERE library_id = ? AND inherits_permissions = ?", id, false)
-	if err != nil {
-		return "", fmt.Errorf("isolated files: %w", err)
-	}
-	type iso struct {
-		guid   string
-		number int64
-	}
-	var isolated []iso
-	for rows.Next() {
-		var x iso
-		if err := rows.Scan(&x.guid, &x.number); err != nil {
-			rows.Close()
-			return "", fmt.Errorf("isolated files: %w", err)
-		}
-		isolated = append(isolated, x)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("isolated files: %w", err)
-	}
-	var hidden []string
-	for _, x := range isolated {
-		l, err := s.acl.Level(ctx, p, fileRef(x.guid))
-		if err != nil {
-			return "", err
-		}
-		if l < acl.View {
-			hidden = append(hidden, strconv.FormatInt(x.number, 10))
-		}
-	}
-	if len(hidden) == 0 {
-		return "", nil
-	}
-	// id is a canonical UUID and the numbers are integers: no request text
-	return " AND lk.number NOT IN (WITH RECURSIVE hid(n) AS (SELECT number FROM library_files WHERE library_id = '" + id +
-		"' AND number IN (" + strings.Join(hidden, ", ") + ") UNION SELECT c.number FROM library_files c JOIN hid ON c.parent_no = hid.n" +
-		" WHERE c.library_id = '" + id + "') SELECT n FROM hid)", nil
+	return " AND " + c.SQL, nil
+}
+
+// uuidLiteral writes a canonical UUID as an SQL string literal.
+func uuidLiteral(id string) (string, bool) {
+	u, ok := store.CanonicalUUID(id)
+	return "'" + u + "'", ok
 }
 
 // compacted remembers the libraries whose files were checked by compactValues.

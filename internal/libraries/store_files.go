@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"coreportal/internal/acl"
 	"coreportal/internal/store"
 )
 
@@ -65,10 +66,9 @@ func (s *Store) fileByName(ctx context.Context, libraryID string, parentNo int64
 type listing struct {
 	libraryID string
 	parentNo  int64
-	deny      []string // hidden children (guid NOT IN)
-	allow     []string // when non-nil, only these children (guid IN)
-	order     string   // a value of sortOrders
-	total     int      // known total, or -1 to count
+	visible   acl.Condition // the children the caller can view; empty: all
+	order     string        // a value of sortOrders
+	total     int           // known total, or -1 to count
 	offset    int
 	limit     int
 }
@@ -95,16 +95,12 @@ func idArgs(ids []string) []any {
 func (s *Store) children(ctx context.Context, l listing) ([]*File, int, error) {
 	where := "library_id = ? AND parent_no = ? AND deleted_at IS NULL"
 	args := []any{l.libraryID, l.parentNo}
-	if l.allow != nil {
-		if len(l.allow) == 0 {
-			return []*File{}, 0, nil
-		}
-		where += " AND guid IN (" + store.Placeholders(len(l.allow)) + ")"
-		args = append(args, idArgs(l.allow)...)
+	if l.visible.SQL == "1 = 0" {
+		return []*File{}, 0, nil
 	}
-	if len(l.deny) > 0 {
-		where += " AND guid NOT IN (" + store.Placeholders(len(l.deny)) + ")"
-		args = append(args, idArgs(l.deny)...)
+	if l.visible.SQL != "" {
+		where += " AND " + l.visible.SQL
+		args = append(args, l.visible.Args...)
 	}
 	order, ok := sortOrders[l.order]
 	if !ok {

@@ -41,31 +41,12 @@ func asViewer(ctx context.Context, p *auth.Principal) context.Context {
 	return auth.WithPrincipal(ctx, p)
 }
 
-// itemVisibility tells which items of a list a caller can view: the list's
-// level and the item-level exceptions (acl.Engine.ChildExceptions).
-type itemVisibility struct {
-	level       acl.Level
-	deny, allow map[string]bool
-}
-
-func (v itemVisibility) sees(guid string) bool {
-	guid = strings.ToLower(guid)
-	return v.allow[guid] || v.level >= acl.View && !v.deny[guid]
-}
-
 // visibilityOf reads the caller's visibility of the items of a list (nil
 // caller: nothing is visible).
-func (s *Service) visibilityOf(ctx context.Context, p *auth.Principal, listID string) (itemVisibility, error) {
-	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, listRef(listID), acl.ListItem)
+func (s *Service) visibilityOf(ctx context.Context, p *auth.Principal, listID string) (*acl.Visibility, error) {
+	v, err := s.acl.Visibility(ctx, p, acl.ListItem, listRef(listID), acl.Children)
 	if err != nil {
-		return itemVisibility{}, fmt.Errorf("lookup target visibility: %w", err)
-	}
-	v := itemVisibility{level: lvl, deny: make(map[string]bool, len(deny)), allow: make(map[string]bool, len(allow))}
-	for _, g := range deny {
-		v.deny[strings.ToLower(g)] = true
-	}
-	for _, g := range allow {
-		v.allow[strings.ToLower(g)] = true
+		return nil, fmt.Errorf("lookup target visibility: %w", err)
 	}
 	return v, nil
 }
@@ -91,32 +72,20 @@ func guidLiterals(d store.Dialect, ids []string) (string, bool) {
 }
 
 // visibleSQL is the condition on the rows (alias lk) of a target list that
-// the caller can view, the listing's own rule: view on the list and not an
-// item hidden from the caller, or an item granted to the caller. The item
+// the caller can view, the listing's own rule (acl.Visibility). The item
 // ids are exceptions (few), written as literals so that the condition can
 // sit in ORDER BY subqueries too. "" means every row.
 func (s *Service) visibleSQL(ctx context.Context, p *auth.Principal, listID string) (string, error) {
-	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, listRef(listID), acl.ListItem)
+	v, err := s.visibilityOf(ctx, p, listID)
 	if err != nil {
-		return "", fmt.Errorf("lookup target visibility: %w", err)
+		return "", err
 	}
-	cond := "1 = 0"
-	if lvl >= acl.View {
-		cond = ""
-		if len(deny) > 0 {
-			lits, ok := guidLiterals(s.db.Dialect, deny)
-			if !ok {
-				return "1 = 0", nil
-			}
-			cond = "lk.guid NOT IN (" + lits + ")"
-		}
+	d := s.db.Dialect
+	c, err := v.Condition(acl.Column{Name: "lk.guid", Literal: func(id string) (string, bool) { return guidLiterals(d, []string{id}) }})
+	if err != nil || c.SQL == "1 = 1" {
+		return "", err
 	}
-	if len(allow) > 0 && cond != "" {
-		if lits, ok := guidLiterals(s.db.Dialect, allow); ok {
-			cond = "(" + cond + " OR lk.guid IN (" + lits + "))"
-		}
-	}
-	return cond, nil
+	return c.SQL, nil
 }
 
 // displayDepth bounds lookups of lookups: the display of a target item whose
@@ -319,7 +288,7 @@ func (s *Service) targetDisplays(ctx context.Context, tk targetKey, numbers []in
 	if err != nil {
 		return nil, err
 	}
-	if vis.level < acl.View && len(vis.allow) == 0 {
+	if vis.None() {
 		return out, nil // nothing of the target is visible: no query
 	}
 	df := displayField(target, tk.ref)
@@ -333,7 +302,7 @@ func (s *Service) targetDisplays(ctx context.Context, tk targetKey, numbers []in
 			return nil, err
 		}
 		for _, it := range items {
-			if !vis.sees(it.GUID) {
+			if !vis.Sees(it.GUID) {
 				continue // hidden from the caller: display ""
 			}
 			if df == nil || df.Col == 0 {

@@ -56,11 +56,14 @@ const (
 // exceptions are the items whose level may differ from the list's level.
 type exceptions struct {
 	listLevel acl.Level
-	special   map[string]bool // in deny or allow
-	// hidden are the items a caller with view on the list may not view
-	// (denied and not allowed); nil when the list level is below view
+	vis       *acl.Visibility
+	// hidden are the items a caller with view on the list may not view; nil
+	// when the list level is below view
 	hidden []string
 }
+
+// special reports whether an item's level may differ from the list's.
+func (ex *exceptions) special(guid string) bool { return ex.vis.Decisive(guid) }
 
 // visibility is the SQL condition of the items the caller may view.
 func (s *Service) visibility(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, error) {
@@ -68,35 +71,22 @@ func (s *Service) visibility(ctx context.Context, p *auth.Principal, sc *schema)
 	return cond, args, err
 }
 
+// guidColumn is the guid column of an item table for acl conditions.
+func (s *Service) guidColumn(name string) acl.Column {
+	d := s.db.Dialect
+	return acl.Column{Name: name, Value: func(id string) any { return idArg(d, id) }}
+}
+
 func (s *Service) visibilityEx(ctx context.Context, p *auth.Principal, sc *schema) (string, []any, *exceptions, error) {
-	lvl, deny, allow, err := s.acl.ChildExceptions(ctx, p, listRef(sc.list.ID), acl.ListItem)
+	vis, err := s.acl.Visibility(ctx, p, acl.ListItem, listRef(sc.list.ID), acl.Children)
 	if err != nil {
 		return "", nil, nil, err
 	}
-	ex := &exceptions{listLevel: lvl, special: make(map[string]bool, len(deny)+len(allow))}
-	for _, g := range allow {
-		ex.special[g] = true
+	c, err := vis.Condition(s.guidColumn("guid"))
+	if err != nil {
+		return "", nil, nil, err
 	}
-	for _, g := range deny {
-		if lvl >= acl.View && !ex.special[g] {
-			ex.hidden = append(ex.hidden, g)
-		}
-		ex.special[g] = true
-	}
-	var args []any
-	cond := "1 = 0"
-	if lvl >= acl.View {
-		cond = "1 = 1"
-		if len(deny) > 0 {
-			cond = "guid NOT IN (" + store.Placeholders(len(deny)) + ")"
-			args = append(args, idArgs(s.db.Dialect, deny)...)
-		}
-	}
-	if len(allow) > 0 {
-		cond = "(" + cond + " OR guid IN (" + store.Placeholders(len(allow)) + "))"
-		args = append(args, idArgs(s.db.Dialect, allow)...)
-	}
-	return cond, args, ex, nil
+	return c.SQL, c.Args, &exceptions{listLevel: vis.Level(), vis: vis, hidden: vis.Hidden()}, nil
 }
 
 func today() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
@@ -447,7 +437,7 @@ func (s *Service) presentAll(ctx context.Context, p *auth.Principal, items []*It
 	out := make([]ItemOut, 0, len(items))
 	for _, it := range items {
 		it.UpdatedName = names[it.UpdatedBy]
-		if ex != nil && it.Inherits && !ex.special[it.GUID] {
+		if ex != nil && it.Inherits && !ex.special(it.GUID) {
 			out = append(out, it.out(flags(p, ex.listLevel)))
 			continue
 		}

@@ -508,16 +508,16 @@ func (s *indexStore) rowSources(ctx context.Context, rq store.Querier, q query, 
 	if len(o.pending) > 0 {
 		out = append(out, rowSource{from: "(SELECT * FROM search_entries WHERE bit = ANY(CAST(? AS bigint[])) OFFSET 0) e", args: []any{o.pending}})
 	}
-	if q.rights != nil && len(q.rights.granted) > 0 {
+	if q.rights != nil && len(q.rights.Granted) > 0 {
 		ids := s.idList()
-		below, err := store.Values[string](ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.granted))
+		below, err := store.Values[string](ctx, rq, "SELECT DISTINCT CAST(entry_id AS text) FROM search_scopes WHERE object_id IN "+ids, jsonIDs(q.rights.Granted))
 		if err != nil {
 			return nil, fmt.Errorf("search scopes of grants: %w", err)
 		}
 		out = append(out, rowSource{from: "(SELECT * FROM search_entries WHERE id IN " + ids + " OFFSET 0) e",
-			args: []any{jsonIDs(append(below, q.rights.granted...))},
+			args: []any{jsonIDs(append(below, q.rights.Granted...))},
 			where: cond{sql: `NOT e.bit = ANY(CAST(? AS bigint[])) AND NOT (e.boundary IS NULL AND e.container_id IN ` + ids + `) AND `,
-				args: []any{o.pending, jsonIDs(append(append([]string{}, q.rights.scopes...), q.rights.granted...))}}})
+				args: []any{o.pending, jsonIDs(q.rights.Open())}}})
 	}
 	return out, nil
 }
@@ -745,8 +745,10 @@ func (s *indexStore) countRows(ctx context.Context, rq store.Querier, src string
 func (s *indexStore) masks(ctx context.Context, rq store.Querier, q query) ([][]string, error) {
 	var out [][]string
 	if r := q.rights; r != nil {
-		in := make([]string, 0, len(r.scopes)+len(r.granted))
-		for _, id := range append(append([]string{}, r.scopes...), r.granted...) {
+		// the terms keep an entry's chain columns (open, container); the
+		// rule over them is acl.Reach's
+		in := make([]string, 0, len(r.Containers)+len(r.Granted))
+		for _, id := range r.Open() {
 			in = append(in, termIn+id)
 		}
 		out = append(out, []string{termOpen}, in)

@@ -2,13 +2,10 @@ package search
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
-)
 
-// chainTypes are the acl types an entry's chain walks through (items, files
-// and folders); any other type is the container, where the walk ends.
-const chainTypes = "'list_item', 'file'"
+	"coreportal/internal/acl"
+)
 
 // link is what an object of a chain contributes to it: its parent and
 // whether it inherits.
@@ -74,45 +71,29 @@ func (s *indexStore) readChains(ctx context.Context, es []*entry) (map[string]li
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.Q(ctx).QueryContext(ctx, `WITH RECURSIVE chain(start, id, type, parent_id, inherits, depth) AS (
-		SELECT o.id, o.id, o.type, o.parent_id, o.inherits, 0 FROM acl_objects o WHERE o.id IN `+s.idList()+`
-		UNION ALL
-		SELECT c.start, o.id, o.type, o.parent_id, o.inherits, c.depth + 1 FROM acl_objects o JOIN chain c ON o.id = c.parent_id
-		WHERE c.inherits = ? AND c.type IN (`+chainTypes+`) AND c.depth < 64)
-		SELECT start, id, type, parent_id, inherits FROM chain ORDER BY start, depth`, jsonIDs(ids), true)
+	chains, err := s.acl.Chains(ctx, ids, acl.ListItem, acl.File)
 	if err != nil {
-		return nil, fmt.Errorf("access chains: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
 	walked := map[string]link{}
-	done := map[string]bool{}
-	for rows.Next() {
-		var start, id, typ string
-		var parent sql.NullString
-		var inherits bool
-		if err := rows.Scan(&start, &id, &typ, &parent, &inherits); err != nil {
-			return nil, fmt.Errorf("access chains: %w", err)
-		}
-		e := byID[start]
-		if e == nil || done[start] {
-			continue
-		}
-		if id == start {
-			e.Unregistered = false
-		} else {
-			if typ != "list_item" && typ != "file" {
-				done[start] = true // the container: the rest is decided at query time
-				continue
+	for start, e := range byID {
+		for _, l := range chains[start] {
+			if l.ID == start {
+				e.Unregistered = false
+			} else {
+				if l.Type != acl.ListItem && l.Type != acl.File {
+					break // the container: the rest is decided at query time
+				}
+				e.Scopes = append(e.Scopes, l.ID)
 			}
-			e.Scopes = append(e.Scopes, id)
-		}
-		walked[id] = link{parent: parent.String, inherits: inherits}
-		if !inherits {
-			e.Boundary = id
-			done[start] = true
+			walked[l.ID] = link{parent: l.Parent, inherits: l.Inherits}
+			if !l.Inherits {
+				e.Boundary = l.ID
+				break
+			}
 		}
 	}
-	return walked, rows.Err()
+	return walked, nil
 }
 
 // lockChains locks the objects of chains FOR SHARE (PostgreSQL) and reports
@@ -122,31 +103,16 @@ func (s *indexStore) lockChains(ctx context.Context, walked map[string]link) (bo
 	for id := range walked {
 		ids = append(ids, id)
 	}
-	rows, err := s.db.W(ctx).QueryContext(ctx, "SELECT id, parent_id, inherits FROM acl_objects WHERE id IN "+s.idList()+
-		" ORDER BY id FOR SHARE", jsonIDs(ids))
+	now, err := s.acl.LockLinks(ctx, ids)
 	if err != nil {
-		return false, fmt.Errorf("lock access chains: %w", err)
+		return false, err
 	}
-	defer rows.Close()
-	seen := 0
-	same := true
-	for rows.Next() {
-		var id string
-		var parent sql.NullString
-		var l link
-		if err := rows.Scan(&id, &parent, &l.inherits); err != nil {
-			return false, fmt.Errorf("lock access chains: %w", err)
-		}
-		l.parent = parent.String
-		seen++
-		if walked[id] != l {
-			same = false
+	for id, l := range now {
+		if walked[id] != (link{parent: l.Parent, inherits: l.Inherits}) {
+			return false, nil
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("lock access chains: %w", err)
-	}
-	return same && seen == len(walked), nil
+	return len(now) == len(walked), nil
 }
 
 // hook runs the test hook at a point of a race (nothing in production).

@@ -7,30 +7,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"coreportal/internal/acl"
 )
 
-// rights is the caller's view in SQL terms; nil for administrators.
-type rights struct {
-	principals []string // the user and its groups
-	scopes     []string // nodes the caller can view and the containers inheriting from them
-	granted    []string // resources with a grant of at least view to one of the principals
-	minLevel   int
-}
-
-// inheritingContainers returns the lists, libraries, pages and surveys that
-// inherit from one of the nodes (one indexed query; the ids then go into the
-// search as a parameter).
-func (s *indexStore) inheritingContainers(ctx context.Context, nodes []string) ([]string, error) {
-	return s.ids(ctx, "containers of visible nodes", `SELECT o.id FROM acl_objects o WHERE o.parent_id IN `+s.idList()+`
-		AND o.type IN ('list', 'library', 'page', 'survey') AND o.inherits = ?`, jsonIDs(nodes), true)
-}
-
-// grantedTo returns the resources on which one of the principals holds at
-// least level.
-func (s *indexStore) grantedTo(ctx context.Context, principals []string, level int) ([]string, error) {
-	return s.ids(ctx, "grants of the caller", `SELECT DISTINCT ae.resource_id FROM acl_entries ae
-		WHERE ae.level >= ? AND ae.principal_id IN `+s.idList(), level, jsonIDs(principals))
-}
+// rights is what the caller may view (acl.Engine.Reach); nil for
+// administrators.
+type rights = acl.Reach
 
 func (s *indexStore) ids(ctx context.Context, what, q string, args ...any) ([]string, error) {
 	rows, err := s.db.Q(ctx).QueryContext(ctx, q, args...)
@@ -326,20 +309,22 @@ func sqliteTiers(terms []term) tiers {
 		inTitle: cond{sql: "f.rowid IN (SELECT rowid FROM search_fts WHERE search_fts MATCH ?)", args: []any{title}}}
 }
 
-// rightsFilter keeps the entries the caller can view, as the acl engine
-// decides viewing: the caller's grants count on every object of the entry's
-// chain, from the entry up to its nearest isolated object (the entry itself,
-// the folders in search_scopes); when nothing on the way is isolated, the
-// container decides (a node the caller can view, a container inheriting from
-// such a node, or a container with a grant of the caller). It is checked on
-// each match's row (SQLite: in the covering index search_entries_narrow).
+// rightsFilter keeps the entries the caller can view, by the chain rule
+// acl.Reach compiles over the entry's stored chain (its boundary and the
+// folders in search_scopes). It is checked on each match's row (SQLite: in
+// the covering index search_entries_narrow).
 func (s *indexStore) rightsFilter(r *rights) (string, []any) {
-	ids := s.idList()
-	g := jsonIDs(r.granted)
-	// the common case first: OR stops at the first true branch
-	return ` AND ((e.boundary IS NULL AND (e.container_id IN ` + ids + ` OR e.container_id IN ` + ids + `))
-		OR e.id IN ` + ids + ` OR e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN ` + ids + `))`,
-		[]any{jsonIDs(r.scopes), g, g, g}
+	c := r.Condition(s.chainColumns())
+	return " AND " + c.SQL, c.Args
+}
+
+// chainColumns is where an entry (alias e) keeps its access chain.
+func (s *indexStore) chainColumns() acl.ChainColumns {
+	return acl.ChainColumns{Entry: "e.id", Container: "e.container_id", Boundary: "e.boundary",
+		Set: s.idList(), SetArg: func(ids []string) any { return jsonIDs(ids) },
+		Below: func(set string) string {
+			return "e.id IN (SELECT ss.entry_id FROM search_scopes ss WHERE ss.object_id IN " + set + ")"
+		}}
 }
 
 // page returns the ids of the entries matching c (about n of them), newest

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,7 +32,7 @@ type Service struct {
 
 // New builds the service.
 func New(db *store.DB, engine *acl.Engine) *Service {
-	return &Service{db: db, st: &indexStore{db: db}, acl: engine, crawlBatch: defaultCrawlBatch, progressEvery: time.Second}
+	return &Service{db: db, st: &indexStore{db: db, acl: engine}, acl: engine, crawlBatch: defaultCrawlBatch, progressEvery: time.Second}
 }
 
 // wordOf is the path word of each container type (SPEC.md canonical routes).
@@ -224,29 +225,9 @@ func (s *Service) Search(ctx context.Context, p *auth.Principal, r Request) (Fou
 }
 
 func (s *Service) rightsOf(ctx context.Context, p *auth.Principal) (*rights, error) {
-	principals, err := s.acl.Principals(ctx, p.UserID)
+	r, err := s.acl.Reach(ctx, p)
 	if err != nil {
-		return nil, err
-	}
-	levels, err := s.acl.NodeLevels(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	r := &rights{principals: principals, minLevel: int(acl.View), scopes: []string{}}
-	if r.granted, err = s.st.grantedTo(ctx, principals, r.minLevel); err != nil {
-		return nil, err
-	}
-	for id, l := range levels {
-		if l >= acl.View {
-			r.scopes = append(r.scopes, id)
-		}
-	}
-	if len(r.scopes) > 0 {
-		cs, err := s.st.inheritingContainers(ctx, r.scopes)
-		if err != nil {
-			return nil, err
-		}
-		r.scopes = append(r.scopes, cs...)
+		return nil, fmt.Errorf("search rights: %w", err)
 	}
 	return r, nil
 }

@@ -10,11 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"coreportal/internal/acl"
 	"coreportal/internal/store"
 )
 
 type indexStore struct {
-	db *store.DB
+	db  *store.DB
+	acl *acl.Engine // access chains of entries
 
 	countCap  int    // 0: the package's countCap
 	passFirst bool   // tests: the pass and row counts answer, as without bitmaps
