@@ -92,9 +92,9 @@ func (s *Service) migrateItemTable(ctx context.Context, sc *schema) error {
 
 // completeIndex rebuilds a list's index entries when some of its items have none.
 func (s *Service) completeIndex(ctx context.Context, sc *schema) error {
-	var entries int
-	if err := s.db.Q(ctx).QueryRowContext(ctx, search.ItemEntriesCount, sc.list.ID).Scan(&entries); err != nil {
-		return fmt.Errorf("index entries of list %s: %w", sc.list.ID, err)
+	entries, err := search.ItemEntries(ctx, s.db, sc.list.ID)
+	if err != nil {
+		return err
 	}
 	n, err := s.itemCount(ctx, sc.list)
 	if err != nil || n == entries {
