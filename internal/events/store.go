@@ -107,7 +107,9 @@ func (s *evStore) deleteDispatched(ctx context.Context, ids []int64) error {
 }
 
 // lockDispatch makes one dispatcher at a time work on the outbox.
-func (s *evStore) lockDispatch(ctx context.Context) (bool, error) { return outbox.LockDispatch(ctx, s.db) }
+func (s *evStore) lockDispatch(ctx context.Context) (bool, error) {
+	return outbox.LockDispatch(ctx, s.db)
+}
 
 // purgeDispatched deletes events marked dispatched.
 func (s *evStore) purgeDispatched(ctx context.Context) (int64, error) {
