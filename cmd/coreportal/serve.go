@@ -84,7 +84,8 @@ func openStore(ctx context.Context, cfg config.Config) (*store.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx, slog.Default()); err != nil {
+	// the SQL files of the dialect and the item-table step of lists, in number order
+	if err := db.Migrate(ctx, slog.Default(), lists.MigrationSteps()...); err != nil {
 		db.Close()
 		return nil, err
 	}

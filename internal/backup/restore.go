@@ -391,8 +391,8 @@ func decodeValue(v any, kind string) any {
 		return x
 	case string:
 		if kind == "int" && len(x) >= 20 && strings.HasSuffix(x, "Z") {
-			// an item stamp of an archive made before stamps were Unix
-			// milliseconds (list item tables' created_at, updated_at)
+			// an item stamp written as RFC 3339 text (archives of releases
+			// whose item tables kept created_at, updated_at as text)
 			if t, err := time.Parse(time.RFC3339Nano, x); err == nil {
 				return t.UnixMilli()
 			}

@@ -123,14 +123,6 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || strings.Contains(err.Error(), "timed out")
 }
 
-// isDown says whether err means the directory could not be used (as opposed
-// to an answer about the request).
-func isDown(err error) bool {
-	return fault.Is(err, fault.CodeUnavailable) || ldap.IsErrorWithCode(err, ldap.ErrorNetwork) ||
-		ldap.IsErrorWithCode(err, ldap.LDAPResultUnavailable) || ldap.IsErrorWithCode(err, ldap.LDAPResultBusy) ||
-		ldap.IsErrorWithCode(err, ldap.LDAPResultServerDown)
-}
-
 // SIDString renders a binary Windows security identifier (objectSid) as
 // S-1-5-21-…; ok is false when b is not a SID.
 func SIDString(b []byte) (string, bool) {

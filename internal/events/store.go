@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"coreportal/internal/outbox"
 	"coreportal/internal/store"
 )
 
@@ -88,72 +89,32 @@ func (s *evStore) delete(ctx context.Context, id string) error {
 
 // pending returns undispatched outbox events in commit order.
 func (s *evStore) pending(ctx context.Context, limit int) ([]event, error) {
-	rows, err := s.db.W(ctx).QueryContext(ctx, `SELECT id, event_name, resource_type, resource_id, scope_id, actor_id, payload, created_at
-		FROM outbox WHERE dispatched_at IS NULL ORDER BY id LIMIT ?`, limit)
+	stored, err := outbox.Pending(ctx, s.db, limit)
 	if err != nil {
-		return nil, fmt.Errorf("read outbox: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []event
-	for rows.Next() {
-		var e event
-		var scope, actor sql.NullString
-		var payload string
-		if err := rows.Scan(&e.ID, &e.Name, &e.ResourceType, &e.ResourceID, &scope, &actor, &payload, &e.CreatedAt); err != nil {
-			return nil, fmt.Errorf("scan outbox: %w", err)
-		}
-		e.ScopeID, e.ActorID, e.Payload = scope.String, actor.String, json.RawMessage(payload)
-		out = append(out, e)
+	out := make([]event, len(stored))
+	for i, e := range stored {
+		out[i] = event(e)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // deleteDispatched removes events whose jobs were just enqueued: the jobs
 // carry everything delivery needs, so a dispatched row is never kept.
 func (s *evStore) deleteDispatched(ctx context.Context, ids []int64) error {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	_, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE id IN (`+store.Placeholders(len(ids))+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("delete dispatched outbox events: %w", err)
-	}
-	return nil
+	return outbox.Delete(ctx, s.db, ids)
 }
 
-// lockDispatch makes one dispatcher at a time work on the outbox, which keeps
-// events in commit order. SQLite's single writer does that by itself.
+// lockDispatch makes one dispatcher at a time work on the outbox.
 func (s *evStore) lockDispatch(ctx context.Context) (bool, error) {
-	if s.db.Dialect != store.Postgres {
-		return true, nil
-	}
-	var ok bool
-	if err := s.db.W(ctx).QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(7305020300)`).Scan(&ok); err != nil {
-		return false, fmt.Errorf("lock outbox dispatch: %w", err)
-	}
-	return ok, nil
+	return outbox.LockDispatch(ctx, s.db)
 }
 
-// purgeDispatched deletes the events marked dispatched by earlier versions,
-// which kept them for a week.
+// purgeDispatched deletes events marked dispatched.
 func (s *evStore) purgeDispatched(ctx context.Context) (int64, error) {
-	res, err := s.db.W(ctx).ExecContext(ctx, `DELETE FROM outbox WHERE dispatched_at IS NOT NULL`)
-	if err != nil {
-		return 0, fmt.Errorf("purge outbox: %w", err)
-	}
-	return res.RowsAffected()
+	return outbox.PurgeDispatched(ctx, s.db)
 }
 
 // anyPending is a cheap read that spares idle dispatchers a write transaction.
-func (s *evStore) anyPending(ctx context.Context) (bool, error) {
-	var one int
-	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT 1 FROM outbox WHERE dispatched_at IS NULL LIMIT 1`).Scan(&one)
-	if store.IsNotFound(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("peek outbox: %w", err)
-	}
-	return true, nil
-}
+func (s *evStore) anyPending(ctx context.Context) (bool, error) { return outbox.AnyPending(ctx, s.db) }

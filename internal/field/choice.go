@@ -118,10 +118,6 @@ func ChoiceList(v any) []string {
 	return nil
 }
 
-func framed(parts []string) string {
-	return Sep + strings.Join(parts, Sep) + Sep
-}
-
 func (choiceKind) Cells(f *Def, v any) Cells {
 	list := ChoiceList(v)
 	if len(list) == 0 {

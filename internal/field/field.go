@@ -6,8 +6,9 @@
 // column number n owns the value column f_n and, for types that need them,
 // one shadow column: for html_text and link only, f_n_ci (the lower-cased
 // text that their filters compare: plain text of HTML, the URL). Person and
-// lookup values are compact references without display text (refs.go). Tables made before keep f_n_k until their first load drops it
-// (lists.dropStaleShadows). Text, multi-line text and choice values have no stored copy:
+// lookup values are compact references without display text (refs.go) and
+// have no key-list column f_n_k (the item-table migration of lists removes
+// one where it exists). Text, multi-line text and choice values have no stored copy:
 // they are compared through Fold (cp_lower), in conditions and in expression
 // indexes, identically on SQLite and PostgreSQL.
 package field
@@ -119,7 +120,8 @@ func Unfold(expr string) (col string, ok bool) {
 	return strings.TrimSuffix(col, ")"), true
 }
 
-// Keys is the former key-list shadow column (dropped by the lean migration).
+// Keys is the name of a key-list column f_n_k, which no field type declares:
+// the item-table migration of lists removes it where it exists.
 func (f *Def) Keys() string { return f.Column() + "_k" }
 
 // Env answers the lookups that validation needs (subjects, lookup targets).

@@ -241,8 +241,6 @@ func orderedFilter(f *Def, col, op string, o Operand, conv func(v any) (any, err
 	return "", nil, unsupported(f, op)
 }
 
-func asIs(s string) string { return s }
-
 func placeholders(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
 
 // ResolveDay turns a date operand (YYYY-MM-DD or [Сегодня]±N) into a day.

@@ -8,7 +8,7 @@ import (
 	"coreportal/internal/store"
 )
 
-// Person and lookup values are stored compactly (issue #16): the value column
+// Person and lookup values are stored compactly: the value column
 // holds only references, never display text, and has no lower-cased copy.
 //
 //   - person: the subjects as "u:<uuid>" (user) or "g:<uuid>" (group), joined

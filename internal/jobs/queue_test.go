@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -260,7 +259,7 @@ func TestTwoWorkersNeverRunAJobTwice(t *testing.T) {
 	if by["a"] == 0 || by["b"] == 0 {
 		t.Fatalf("one worker did everything: %v", by)
 	}
-	t.Log(fmt.Sprintf("jobs per worker: %v", by))
+	t.Logf("jobs per worker: %v", by)
 }
 
 // A job running when the worker pool stops may finish within the grace period.

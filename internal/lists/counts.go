@@ -11,11 +11,10 @@ import (
 // item write on the list drops the list's entries on this instance; entries
 // also expire after countTTL, which bounds staleness on other instances.
 type countCache struct {
-	mu   sync.Mutex
-	m    map[countKey]countEntry
-	gen  map[string]uint64
-	now  func() time.Time
-	size int
+	mu  sync.Mutex
+	m   map[countKey]countEntry
+	gen map[string]uint64
+	now func() time.Time
 }
 
 // countKey names one count; filter is "" for totalInView, else a digest of

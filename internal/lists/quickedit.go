@@ -205,12 +205,12 @@ func (s *Service) SyncState(ctx context.Context, p *auth.Principal, listID strin
 			its = append(its, it)
 		}
 	}
-	names := map[string]string{}
 	var uids []string
 	for _, it := range its {
 		uids = append(uids, it.UpdatedBy)
 	}
-	if names, err = s.st.userNames(ctx, uids); err != nil {
+	names, err := s.st.userNames(ctx, uids)
+	if err != nil {
 		return nil, err
 	}
 	for _, it := range its {

@@ -42,9 +42,9 @@ func (s *Service) SchemasChanged(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		// archives made before person and lookup values were references hold
-		// their JSON entries: rewrite them now (the tables are new, so no
-		// copy column marks them for the lean migration)
+		// an archive may hold person and lookup values as JSON entries:
+		// rewrite them into references now (the restored tables are new, so
+		// no copy column marks them for the item-table migration)
 		l, err := s.st.listAny(ctx, id)
 		if err != nil {
 			return err

@@ -246,7 +246,7 @@ func TestPersonAndLookupReferences(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		// the layout before: JSON entries with displays and a framed lower-cased copy
+		// the layout of older releases: JSON entries with displays and a framed lower-cased copy
 		old := map[int64][2]string{
 			1: {`[{"principalType":"user","id":"` + refAnn + `","display":"Ann Smith"}]`, `[{"itemId":1,"display":"Berlin"}]`},
 			2: {`[{"principalType":"user","id":"` + refBob + `","display":"Bob Brown"},{"principalType":"group","id":"` + refTeam + `","display":"Team Alpha"}]`,
@@ -267,9 +267,7 @@ func TestPersonAndLookupReferences(t *testing.T) {
 			exec("UPDATE "+sc.list.Table+" SET "+owner.Column()+" = ?, "+owner.CI()+" = 'x', "+city.Column()+" = ? WHERE id = ?", v[0], c, n)
 		}
 		exec("UPDATE "+sc.list.Table+" SET "+boss.Column()+" = ? WHERE id = 3", `[{"principalType":"user","id":"`+f.admin.UserID+`","display":"The Boss"}]`)
-		leanDone.Delete(db.Dialect.String() + "/" + sc.list.Table)
-		f.svc.schemas.drop(l.ID)
-		f.svc.adhoc.forget(sc.list.Table)
+		migrateItemTablesNow(t, f, db, l.ID)
 		check("migrated table")
 
 		cols, err := f.svc.st.columns(ctx, sc.list.Table)
@@ -288,7 +286,7 @@ func TestPersonAndLookupReferences(t *testing.T) {
 			t.Errorf("migrated %q", stored)
 		}
 
-		// a restore of an archive made before: JSON entries in a table without copy columns
+		// a restore of an archive of an older release: JSON entries in a table without copy columns
 		exec("UPDATE "+sc.list.Table+" SET "+owner.Column()+" = ?, "+city.Column()+" = ? WHERE id = 2", old[2][0], old[2][1])
 		if err := f.svc.SchemasChanged(ctx); err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ import (
 	"coreportal/internal/store"
 )
 
-// System columns of item tables (lean rows, issue #16): guid, created_by and
+// System columns of item tables (compact rows): guid, created_by and
 // updated_by are native uuid on PostgreSQL and 16-byte BLOBs on SQLite;
 // created_at and updated_at are Unix milliseconds UTC (BIGINT on PostgreSQL,
 // INTEGER on SQLite). PostgreSQL keeps bigint rather than timestamptz: the

@@ -144,9 +144,6 @@ func (s *Service) load(ctx context.Context, listID string) (*schema, error) {
 	s.withDisplays(l, fields)
 	sc := newSchema(l, fields)
 	if !inTx { // never keep what a transaction has not committed yet
-		if err := s.leanTable(ctx, sc); err != nil {
-			return nil, err
-		}
 		s.schemas.put(sc, gen)
 	}
 	return sc, nil

@@ -36,8 +36,9 @@ func indexKey(expr string) string {
 }
 
 // keyToken is what an index key contributes to index names: the column, or
-// <column>_ci for a folded one (the name of the lower-cased copy it
-// replaces, so that an index keeps its name across the lean migration).
+// <column>_ci for a folded one (the name a lower-cased copy column has, so
+// that an index keeps its name when the item-table migration replaces such
+// a copy by the folded expression).
 func keyToken(expr string) string {
 	if col, ok := field.Unfold(expr); ok {
 		return safeIdent(col) + "_ci"

@@ -130,10 +130,3 @@ func (p *Publisher) flush(ctx context.Context) {
 		delete(p.lost, listID)
 	}
 }
-
-// Dropped counts events dropped because the queues were full; Failed counts
-// refused attempts (each held event may count several times).
-func (p *Publisher) Dropped() int64 { return p.dropped.Load() }
-
-// Failed counts attempts the bus refused.
-func (p *Publisher) Failed() int64 { return p.failed.Load() }

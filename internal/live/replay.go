@@ -21,9 +21,6 @@ const (
 	// for with Last-Event-ID; ReplayEvents how many per list are kept.
 	ReplayWindow = 5 * time.Minute
 	ReplayEvents = 2000
-	// linger keeps a list's subscription (and its replay window) after its
-	// last stream left, so that a client reconnecting here finds its events.
-	linger = ReplayWindow
 )
 
 // eventIDs makes the ids of events this process publishes: a random

@@ -1,6 +1,6 @@
 // Package principals keeps the display names of users and groups that person
 // values and system user columns show: item rows store only the subjects'
-// ids (issue #16), and every read resolves them here.
+// ids, and every read resolves them here.
 //
 // The cache is process-wide, one per database, bounded (maxEntries; when full
 // it is emptied and refilled by the next reads) and each entry lives at most

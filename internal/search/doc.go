@@ -54,13 +54,3 @@ type Index interface {
 	// RemoveContainer drops the container's entry and every entry inside it.
 	RemoveContainer(ctx context.Context, containerID string) error
 }
-
-// Nop is an Index that does nothing.
-type Nop struct{}
-
-func (Nop) Put(context.Context, Doc) error                { return nil }
-func (Nop) Remove(context.Context, ...string) error       { return nil }
-func (Nop) RemoveContainer(context.Context, string) error { return nil }
-
-// RenameContainer does nothing.
-func (Nop) RenameContainer(context.Context, string, string) error { return nil }

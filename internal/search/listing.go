@@ -1,6 +1,12 @@
 package search
 
-import "strings"
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"coreportal/internal/store"
+)
 
 // ItemsMatching is what list listings need from the index for their `q`
 // parameter: a SQL condition on the item table's number column (id) that
@@ -20,7 +26,13 @@ func likeEscapeListing(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
-// ItemEntriesCount is the SQL (one parameter: the list id) counting the index
-// entries of a list's items, so that lists can tell a complete index from one
-// that misses items written before it existed.
-const ItemEntriesCount = "SELECT count(*) FROM search_entries WHERE container_id = ? AND type = '" + TypeItem + "'"
+// ItemEntries counts the index entries of a list's items, so that lists can
+// tell a complete index from one that misses items.
+func ItemEntries(ctx context.Context, db *store.DB, listID string) (int, error) {
+	var n int
+	err := db.Q(ctx).QueryRowContext(ctx, "SELECT count(*) FROM search_entries WHERE container_id = ? AND type = '"+TypeItem+"'", listID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("index entries of list %s: %w", listID, err)
+	}
+	return n, nil
+}

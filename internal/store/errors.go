@@ -59,8 +59,5 @@ func (db *DB) Translate(err error) error { return translate(db.Dialect, err) }
 // IsUnique reports whether err is a unique-constraint violation.
 func IsUnique(err error) bool { return errors.Is(translate(0, err), ErrUnique) }
 
-// IsForeignKey reports whether err is a foreign-key violation.
-func IsForeignKey(err error) bool { return errors.Is(translate(0, err), ErrForeignKey) }
-
 // IsNotFound reports whether err is sql.ErrNoRows.
 func IsNotFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }

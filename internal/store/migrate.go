@@ -20,9 +20,22 @@ type migration struct {
 	version int
 	name    string
 	sql     string
+	run     func(ctx context.Context, db *DB) error
 }
 
-func loadMigrations(d Dialect) ([]migration, error) {
+// Step is a migration written in Go by the package that owns the tables it
+// rewrites (tables whose names are data, such as item tables, which SQL files
+// cannot name). It takes its place in the numbered sequence beside the SQL
+// files, runs in the migration's transaction (Run's ctx is bound to it) and is
+// recorded in schema_migrations like them. Its number must not be used by a
+// file of either dialect.
+type Step struct {
+	Version int
+	Name    string
+	Run     func(ctx context.Context, db *DB) error
+}
+
+func loadMigrations(d Dialect, steps ...Step) ([]migration, error) {
 	dir := "migrations/" + d.String()
 	entries, err := fs.ReadDir(migrationFS, dir)
 	if err != nil {
@@ -43,6 +56,9 @@ func loadMigrations(d Dialect) ([]migration, error) {
 			return nil, fmt.Errorf("read migration %s: %w", e.Name(), err)
 		}
 		out = append(out, migration{version: v, name: e.Name(), sql: string(body)})
+	}
+	for _, st := range steps {
+		out = append(out, migration{version: st.Version, name: st.Name, run: st.Run})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].version < out[j].version })
 	for i := 1; i < len(out); i++ {
@@ -72,9 +88,11 @@ func MigrationsDigest(d Dialect) (string, error) {
 // instances starting together apply migrations once.
 const migrationLockID = 7_306_118_001
 
-// Migrate applies every migration not yet recorded, each in its own transaction.
-func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
-	migs, err := loadMigrations(db.Dialect)
+// Migrate applies every migration not yet recorded (the SQL files of the
+// dialect and the given steps, in number order), each in its own transaction.
+// A step left out of one call runs on the next call that has it.
+func (db *DB) Migrate(ctx context.Context, log *slog.Logger, steps ...Step) error {
+	migs, err := loadMigrations(db.Dialect, steps...)
 	if err != nil {
 		return err
 	}
@@ -96,7 +114,7 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			if err := db.apply(ctx, tx, m); err != nil {
 				return fmt.Errorf("apply migration %s: %w", m.name, err)
 			}
 			if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, "+db.Dialect.Now()+")", m.version, m.name); err != nil {
@@ -110,4 +128,13 @@ func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
 		}
 	}
 	return nil
+}
+
+// apply runs one migration in tx (ctx is bound to it).
+func (db *DB) apply(ctx context.Context, tx *Tx, m migration) error {
+	if m.run != nil {
+		return m.run(ctx, db)
+	}
+	_, err := tx.ExecContext(ctx, m.sql)
+	return err
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -306,5 +305,3 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	}
 	web.ServeContent(w, r, modified, rc, rc.Size())
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }

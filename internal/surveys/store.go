@@ -60,16 +60,6 @@ func (st *Store) surveyAny(ctx context.Context, id string) (*Survey, error) {
 	return scanSurvey(st.db.Q(ctx).QueryRowContext(ctx, `SELECT `+surveyCols+` FROM surveys WHERE id = ?`, id))
 }
 
-// lockSurvey reads a survey for update inside a transaction (PostgreSQL row
-// lock; SQLite's writer lock is already held by the transaction).
-func (st *Store) lockSurvey(ctx context.Context, id string) (*Survey, error) {
-	q := `SELECT ` + surveyCols + ` FROM surveys WHERE id = ? AND deleted_at IS NULL`
-	if st.db.Dialect == store.Postgres {
-		q += ` FOR UPDATE`
-	}
-	return scanSurvey(st.db.W(ctx).QueryRowContext(ctx, q, id))
-}
-
 func (st *Store) idBySlug(ctx context.Context, nodeID, slug string) (string, error) {
 	var id string
 	err := st.db.Q(ctx).QueryRowContext(ctx, `SELECT id FROM surveys WHERE node_id = ? AND slug = ? AND deleted_at IS NULL`, nodeID, slug).Scan(&id)

@@ -1,4 +1,4 @@
--- Search query speed (issue #12). The tsvector of an entry also holds '^' +
+-- Search query speed. The tsvector of an entry also holds '^' +
 -- each title lexeme (positionless), so that "every term in the title" (the
 -- first ranking tier) is a GIN index condition instead of a check of the
 -- weights of every matching row. Text never yields such lexemes: it is split

@@ -1,4 +1,4 @@
--- Search totals (issue #12): an exact count of the matches a caller can view
+-- Search totals: an exact count of the matches a caller can view
 -- must not read a heap row per match (PostgreSQL 15 has no index-only count
 -- over GIN). Every entry gets a bit number; search_bits holds, per term and
 -- chunk of 65,536 bit numbers, a roaring bitmap of the entries with that

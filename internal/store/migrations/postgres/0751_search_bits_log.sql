@@ -1,4 +1,4 @@
--- The pending list becomes a log (attack finding F6): with one row per bit
+-- The pending list is a log: with one row per bit
 -- number, a delete committed while a fold was folding the same number found
 -- the row still there (ON CONFLICT DO NOTHING), and the fold then removed it:
 -- the entry stayed counted for good. Every write now appends a row; a fold

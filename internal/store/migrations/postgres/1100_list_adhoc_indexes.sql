@@ -1,4 +1,4 @@
--- Listing speed (issue #16): indexes built on first ad-hoc use of a column
+-- Listing speed: indexes built on first ad-hoc use of a column
 -- (internal/lists/adhoc.go), with the time they were last wanted, so that
 -- those unused for 30 days are dropped again.
 CREATE TABLE list_adhoc_indexes (

@@ -1,4 +1,4 @@
--- Search query speed (issue #12): the FTS5 rowid (search_entries.seq) now
+-- Search query speed: the FTS5 rowid (search_entries.seq) now
 -- orders entries newest first (seq = updated_at in milliseconds * 2^21 +
 -- a slot), so a page of results is read in the order of the full-text
 -- index and stops after the page. Entries written before keep their old

@@ -1,4 +1,4 @@
--- Surveys (issue #15). A survey's answers are stored one row per (response,
+-- Surveys. A survey's answers are stored one row per (response,
 -- question, value) in typed columns, so that statistics are index range
 -- scans and aggregates in SQL; survey_counts holds the running counts per
 -- question, option and chosen user, kept in the submitting transaction.

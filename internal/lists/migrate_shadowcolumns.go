@@ -9,21 +9,22 @@ import (
 	"coreportal/internal/store"
 )
 
-// foldedTypes are the field types whose lower-cased copy (f_n_ci) gave way
-// to comparisons through field.Fold.
+// foldedType reports the field types compared through field.Fold, which
+// keep no lower-cased copy (f_n_ci).
 func foldedType(typ string) bool {
 	return typ == field.Text || typ == field.MultilineText || typ == field.Choice
 }
 
-// dropStaleShadows migrates an item table made before rows were lean, in
-// place: person and lookup values become references (compactRefs), the
-// lower-cased copies of text and choice values (f_n_ci) and the
-// key lists of person and lookup values (f_n_k) go with the indexes on them
-// (on PostgreSQL the text and choice value columns become COLLATE "C" in the
-// same statement, which rewrites no rows), and the indexes of the list's
-// views are made again on the folded expressions. Ad-hoc indexes come back
-// on their next use. It returns whether it changed anything.
-func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error) {
+// migrateShadowColumns removes the columns an item table keeps beside its
+// field values that the field types no longer declare: person and lookup
+// values become references (compactRefs), the lower-cased copies of text and
+// choice values (f_n_ci) and the key lists of person and lookup values
+// (f_n_k) go with the indexes on them (on PostgreSQL the text and choice
+// value columns become COLLATE "C" in the same statement, which rewrites no
+// rows), and the indexes of the list's views are made again on the folded
+// expressions. Ad-hoc indexes come back on their next use. It runs in the
+// caller's transaction and returns whether it changed anything.
+func (s *Service) migrateShadowColumns(ctx context.Context, sc *schema) (bool, error) {
 	cols, err := s.st.columns(ctx, sc.list.Table)
 	if err != nil {
 		return false, err
@@ -99,11 +100,10 @@ func (s *Service) dropStaleShadows(ctx context.Context, sc *schema) (bool, error
 	return true, nil
 }
 
-// compactRefs rewrites the person and lookup values of an item table made
-// before they were compact (a JSON array of entries with their displays,
-// beside a lower-cased copy f_n_ci) into references only (field/refs.go), in
-// batches of refBatch rows, each batch in its own transaction. The copy
-// column is what marks the old layout; dropStaleShadows drops it afterwards.
+// compactRefs rewrites person and lookup values stored as a JSON array of
+// entries with their displays (beside a lower-cased copy f_n_ci, which marks
+// that layout) into references only (field/refs.go); migrateShadowColumns
+// drops the copy afterwards.
 func (s *Service) compactRefs(ctx context.Context, sc *schema, cols map[string]bool) error {
 	for _, f := range sc.fields {
 		if !isRefColumn(f) || !cols[f.CI()] {
@@ -123,7 +123,8 @@ func isRefColumn(f *field.Def) bool {
 }
 
 // compactColumn rewrites the JSON entries of one person or lookup column
-// into references, refBatch rows per transaction (or in the caller's).
+// into references, refBatch rows at a time, each batch in its own
+// transaction or in the caller's.
 func (s *Service) compactColumn(ctx context.Context, table string, f *field.Def) error {
 	t, col := safeIdent(table), safeIdent(f.Column())
 	var last int64

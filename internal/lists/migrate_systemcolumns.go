@@ -11,19 +11,18 @@ import (
 	"coreportal/internal/store"
 )
 
-// leanSystemColumns migrates an item table made before its system columns
-// were compact (rowcols.go), in place, once: guid, created_by and updated_by
-// become 16-byte BLOBs (SQLite; PostgreSQL has uuid already), created_at and
-// updated_at Unix milliseconds, and the created_by system field loses its
-// stored column (and its lower-cased copy): its value is composed from the
-// row's created_by. SQLite cannot change a column's type, so the table is
-// rebuilt in one transaction (new table, rows copied with conversion, old one
-// dropped, new one renamed, its indexes, counting triggers and AUTOINCREMENT
-// high-water mark carried over); PostgreSQL alters the columns under an
-// exclusive lock. Both check the layout again inside the transaction, so
-// concurrent first loads and other instances do it once. It reports whether
-// it changed anything.
-func (s *Service) leanSystemColumns(ctx context.Context, sc *schema) (bool, error) {
+// migrateSystemColumns gives an item table whose created_at is stored as text
+// the compact system columns of rowcols.go: guid, created_by and updated_by
+// 16-byte BLOBs (SQLite; PostgreSQL has uuid already), created_at and
+// updated_at Unix milliseconds, and no stored column (nor lower-cased copy)
+// for the created_by system field: its value is composed from the row's
+// created_by. SQLite cannot change a column's type, so the table is rebuilt
+// (new table, rows copied with conversion, old one dropped, new one renamed,
+// its indexes, counting triggers and AUTOINCREMENT high-water mark carried
+// over); PostgreSQL alters the columns under an exclusive lock. It runs in
+// the caller's transaction (the migration's) and reports whether it changed
+// anything.
+func (s *Service) migrateSystemColumns(ctx context.Context, sc *schema) (bool, error) {
 	var creatorCols []string
 	for _, f := range sc.fields {
 		if isCreator(f) && f.Col > 0 {
@@ -42,13 +41,9 @@ func (s *Service) leanSystemColumns(ctx context.Context, sc *schema) (bool, erro
 				return fmt.Errorf("lock %s: %w", sc.list.Table, err)
 			}
 		}
-		old, err := s.st.oldSystemColumns(ctx, sc.list.Table)
-		if err != nil || !old {
-			return err // done meanwhile by another request or instance
-		}
 		changed = true
 		if s.db.Dialect == store.Postgres {
-			return s.st.leanSystemColumnsPG(ctx, sc.list, creatorCols)
+			return s.st.migrateSystemColumnsPG(ctx, sc.list, creatorCols)
 		}
 		return s.st.rebuildItemTableSQLite(ctx, sc.list, creatorCols)
 	})
@@ -57,8 +52,8 @@ func (s *Service) leanSystemColumns(ctx context.Context, sc *schema) (bool, erro
 	}
 	if changed {
 		s.adhoc.forget(sc.list.Table)
-		// the rebuilt (SQLite) or rewritten (PostgreSQL) table has lost its
-		// planner statistics; without them SQLite may pick other plans
+		// a rebuilt (SQLite) or rewritten (PostgreSQL) table has no planner
+		// statistics; without them SQLite may pick other plans
 		if _, err := s.db.W(ctx).ExecContext(ctx, "ANALYZE "+safeIdent(sc.list.Table)); err != nil {
 			slog.WarnContext(ctx, "analyze migrated item table", "list", sc.list.ID, "err", err)
 		}
@@ -91,7 +86,7 @@ func msFromText(d store.Dialect, col string) string {
 	return "CAST(round(unixepoch(" + col + ", 'subsec') * 1000) AS INTEGER)"
 }
 
-func (s *Store) leanSystemColumnsPG(ctx context.Context, l *List, drop []string) error {
+func (s *Store) migrateSystemColumnsPG(ctx context.Context, l *List, drop []string) error {
 	cols, err := s.columns(ctx, l.Table)
 	if err != nil {
 		return err
@@ -123,7 +118,7 @@ var systemColumns = map[string]bool{"id": true, "guid": true, "created_by": true
 func (s *Store) rebuildItemTableSQLite(ctx context.Context, l *List, drop []string) error {
 	w := s.db.W(ctx)
 	t := safeIdent(l.Table)
-	tmp := safeIdent(l.Table + "_lean")
+	tmp := safeIdent(l.Table + "_migrating")
 	rows, err := w.QueryContext(ctx, "SELECT name, type, \"notnull\", dflt_value FROM pragma_table_info(?) ORDER BY cid", l.Table)
 	if err != nil {
 		return fmt.Errorf("columns of %s: %w", l.Table, err)

@@ -46,7 +46,7 @@ var foldCases = []struct {
 	{`{"conditions":[{"column":"owner","operator":"in","value":["[Я]","0f8fad5b-d9cb-469f-a165-70867728950e"]}]}`, "", []string{"Ёлка", "Дым"}},
 }
 
-func TestFoldedFiltersAndLeanMigration(t *testing.T) {
+func TestFoldedFiltersAndShadowColumnMigration(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f := newFixture(t, db)
@@ -105,7 +105,7 @@ func TestFoldedFiltersAndLeanMigration(t *testing.T) {
 		}
 		check("new table")
 
-		// the layout before: lower-cased copies with their indexes, default collation
+		// the layout of older releases: lower-cased copies with their indexes, default collation
 		sc := mustLoad(t, f.svc, l.ID)
 		var folded []*field.Def
 		for _, fd := range sc.fields {
@@ -143,9 +143,7 @@ func TestFoldedFiltersAndLeanMigration(t *testing.T) {
 		exec("UPDATE " + sc.list.Table + " SET " + owner.Keys() + " = 'x' WHERE " + owner.Column() + " IS NOT NULL")
 		exec("CREATE INDEX " + indexName(sc.list, owner.Keys()) + " ON " + sc.list.Table + " (" + owner.Keys() + ")")
 		exec("CREATE INDEX " + indexName(sc.list, folded[0].Column()+"_ci") + "_sa ON " + sc.list.Table + " ((" + folded[0].CI() + " IS NULL), " + folded[0].CI() + " ASC, id DESC)")
-		leanDone.Delete(db.Dialect.String() + "/" + sc.list.Table)
-		f.svc.schemas.drop(l.ID)
-		f.svc.adhoc.forget(sc.list.Table)
+		migrateItemTablesNow(t, f, db, l.ID)
 		check("migrated table")
 
 		cols, err := f.svc.st.columns(ctx, sc.list.Table)
