@@ -20,11 +20,8 @@ import (
 // owner's function that is to replace it. Keep it short: an entry goes when
 // its read does (the test fails on an entry that matches nothing).
 var crossReads = []struct{ pkg, table, replace string }{
-	// search restates the rights chain in SQL (rightsFilter, the rights terms
-	// of its bitmaps): the visibility condition compiled by acl replaces it
-	{"search", "acl_entries", "acl's compiled visibility condition"},
-	{"search", "acl_objects", "acl's compiled visibility condition"},
-	{"search", "nodes", "acl's compiled visibility condition; nodes.Service for node paths"},
+	// search joins nodes for node paths and the node filter
+	{"search", "nodes", "nodes.Service for node paths and the node filter"},
 	// person displays, filters and pickers compose SQL over users and groups
 	// (lists: pickers.go, rowcols.go, table.go, importconv.go; field: person.go)
 	{"lists", "users", "the reference resolver over users.Service/principals.Names"},
