@@ -49,7 +49,7 @@ func TestScaleOutResilience(t *testing.T) {
 	t.Logf("cluster started in %s", time.Since(began).Round(time.Millisecond))
 
 	t.Run("bus-cut", func(t *testing.T) {
-		rep := c.CutBus(t, load, c.Pick(0), 2*time.Second)
+		rep := c.CutBus(t, load, c.Pick(0), 10*time.Second)
 		t.Logf("%+v", rep)
 	})
 	create := c.KillDuringCreate(t, f, c.Pick(2))

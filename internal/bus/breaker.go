@@ -48,8 +48,16 @@ func (b *breaker) allow() bool {
 	return false
 }
 
-// result records the outcome of an allowed call.
-func (b *breaker) result(err error) {
+// isOpen reports whether calls are refused (the backend failed recently).
+func (b *breaker) isOpen() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.open
+}
+
+// result records the outcome of an allowed call; opened is true when this
+// failure started an outage.
+func (b *breaker) result(err error) (opened bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.probing = false
@@ -58,12 +66,13 @@ func (b *breaker) result(err error) {
 			slog.Info(b.name+" reachable again", "outage", b.now().Sub(b.since).Round(time.Millisecond).String(), "dropped", b.dropped)
 			b.open, b.backoff, b.dropped = false, 0, 0
 		}
-		return
+		return false
 	}
 	if !b.open {
-		b.open, b.since = true, b.now()
-		slog.Warn(b.name+" unreachable: live events and cache notices to other instances are dropped until it is back", "err", err)
+		b.open, b.since, opened = true, b.now(), true
+		slog.Warn(b.name+" unreachable: live events and cache notices to other instances wait until it is back", "err", err)
 	}
 	b.backoff = min(max(2*b.backoff, breakerMin), breakerMax)
 	b.until = b.now().Add(b.backoff)
+	return opened
 }

@@ -5,6 +5,7 @@ package bus
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Bus is a publish/subscribe channel. Delivery is best effort: a slow
@@ -22,8 +23,9 @@ type Bus interface {
 
 // Memory is the in-process bus of a single instance.
 type Memory struct {
-	mu   sync.RWMutex
-	subs map[string]map[*sub]struct{}
+	mu    sync.RWMutex
+	subs  map[string]map[*sub]struct{}
+	drops atomic.Uint64
 }
 
 type sub struct{ ch chan []byte }
@@ -47,6 +49,7 @@ func (m *Memory) Deliver(topic string, payload []byte) {
 		select {
 		case s.ch <- payload:
 		default: // subscriber too slow: drop rather than block everyone
+			m.drops.Add(1)
 		}
 	}
 }
@@ -71,6 +74,10 @@ func (m *Memory) Subscribe(topic string) (<-chan []byte, func()) {
 		})
 	}
 }
+
+// Gaps counts messages dropped because a subscriber was too slow: a
+// consumer that sees it change tells its own clients to catch up.
+func (m *Memory) Gaps() uint64 { return m.drops.Load() }
 
 // Topics returns the number of topics with subscribers.
 func (m *Memory) Topics() int {

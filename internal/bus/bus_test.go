@@ -58,4 +58,7 @@ func TestMemorySlowSubscriberDoesNotBlock(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("publish blocked on a slow subscriber")
 	}
+	if got, want := b.Gaps(), uint64(4*Buffer*4-Buffer); got != want {
+		t.Fatalf("gaps %d, want %d (every dropped message counts)", got, want)
+	}
 }

@@ -27,7 +27,16 @@ type Redis struct {
 	done chan struct{}
 	brk  *breaker
 	gaps atomic.Uint64
+	// probing is set while a background probe watches for Redis to answer
+	probing atomic.Bool
+	closed  chan struct{}
 }
+
+// ProbeInterval is how often, while the breaker is open, a background PING
+// checks whether Redis answers again: the breaker closes within about this
+// long of Redis coming back, however long the outage and its back-off were,
+// so that events held meanwhile are published at once.
+var ProbeInterval = 500 * time.Millisecond
 
 // NewRedis connects lazily to the redis:// URL: the service starts while
 // Redis is down, Healthy reports it, and go-redis reconnects (and
@@ -42,7 +51,7 @@ func NewRedis(url string) (*Redis, error) {
 	opts.MaxRetries = 1
 	c := redis.NewClient(opts)
 	r := &Redis{client: c, local: NewMemory(), prefix: "coreportal:", refs: map[string]int{}, done: make(chan struct{}),
-		brk: &breaker{name: "redis bus", now: time.Now}}
+		closed: make(chan struct{}), brk: &breaker{name: "redis bus", now: time.Now}}
 	r.ps = c.Subscribe(context.Background())
 	go r.loop()
 	return r, nil
@@ -81,10 +90,11 @@ func (r *Redis) loop() {
 	}
 }
 
-// Gaps counts how often the subscription was lost and re-established:
-// messages published in between did not arrive here. A consumer that sees
-// it change tells its own clients to catch up (live: a resync event).
-func (r *Redis) Gaps() uint64 { return r.gaps.Load() }
+// Gaps counts how often the subscription was lost and re-established
+// (messages published in between did not arrive here) plus the messages a
+// too slow local subscriber dropped. A consumer that sees it change tells
+// its own clients to catch up (live: a resync event).
+func (r *Redis) Gaps() uint64 { return r.gaps.Load() + r.local.Gaps() }
 
 // publishTimeout bounds one PUBLISH: callers must never wait on a dead Redis.
 const publishTimeout = time.Second
@@ -99,7 +109,7 @@ func (r *Redis) Publish(ctx context.Context, topic string, payload []byte) error
 	ctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	err := r.client.Publish(ctx, r.prefix+topic, payload).Err()
-	r.brk.result(err)
+	r.record(err)
 	if err != nil {
 		return fmt.Errorf("publish %s: %w", topic, err)
 	}
@@ -139,11 +149,51 @@ func (r *Redis) Healthy(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	err := r.client.Ping(ctx).Err()
-	r.brk.result(err)
+	r.record(err)
 	if err != nil {
 		return fmt.Errorf("redis bus unreachable: %w", err)
 	}
 	return nil
+}
+
+// record reports a call's outcome to the breaker and, when it opens, starts
+// the background probe that closes it again.
+func (r *Redis) record(err error) {
+	r.brk.result(err)
+	if err != nil && r.brk.isOpen() && r.probing.CompareAndSwap(false, true) {
+		go r.probe()
+	}
+}
+
+// probe PINGs Redis every ProbeInterval while the breaker is open and
+// closes it on the first answer. An outage starting while it stops is
+// watched by the same goroutine.
+func (r *Redis) probe() {
+	for {
+		r.probeOutage()
+		r.probing.Store(false)
+		if !r.brk.isOpen() || !r.probing.CompareAndSwap(false, true) {
+			return
+		}
+	}
+}
+
+func (r *Redis) probeOutage() {
+	t := time.NewTicker(ProbeInterval)
+	defer t.Stop()
+	for r.brk.isOpen() {
+		select {
+		case <-r.closed:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), publishTimeout)
+		err := r.client.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			r.brk.result(nil)
+		}
+	}
 }
 
 // Shared is true: messages reach other instances.
@@ -151,6 +201,7 @@ func (r *Redis) Shared() bool { return true }
 
 // Close stops the subscription and the client.
 func (r *Redis) Close() error {
+	close(r.closed)
 	err := r.ps.Close()
 	<-r.done
 	if cerr := r.client.Close(); err == nil {

@@ -28,7 +28,8 @@ type Hub struct {
 	bus bus.Bus
 	// PingInterval is the heartbeat period (SPEC: 30 s).
 	PingInterval time.Duration
-	// ClientBuffer is how many events wait for a slow client before newer ones are dropped.
+	// ClientBuffer is how many events wait for a slow client before newer
+	// ones are dropped; the stream then sends a resync after those it kept.
 	ClientBuffer int
 	// HealthInterval is how often open streams check a shared bus; when it
 	// cannot be reached they end, so clients reconnect, get 503 and poll
@@ -71,6 +72,10 @@ type listSub struct {
 type client struct {
 	ids map[int64]struct{}
 	ch  chan delivery
+	// lagged is set when an event was dropped because ch was full: the
+	// stream sends a resync once it has written what waits, so a slow
+	// client learns that it missed something instead of missing it silently.
+	lagged atomic.Bool
 }
 
 type delivery struct {
@@ -89,7 +94,7 @@ type wire struct {
 
 // NewHub builds the hub on b.
 func NewHub(b bus.Bus) *Hub {
-	h := &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 16, HealthInterval: 10 * time.Second,
+	h := &Hub{bus: b, PingInterval: 30 * time.Second, ClientBuffer: 64, HealthInterval: 10 * time.Second,
 		RecheckInterval: 30 * time.Second, MaxStreams: 1000, MaxStreamsPerUser: 20,
 		lists: map[string]*listSub{}, closing: make(chan struct{})}
 	go h.watchGaps()
@@ -274,6 +279,7 @@ func (h *Hub) fanOut(listID string, ls *listSub, msgs <-chan []byte) {
 			case c.ch <- d:
 			default:
 				h.dropped.Add(1)
+				c.lagged.Store(true)
 			}
 		}
 		h.mu.Unlock()
@@ -398,6 +404,12 @@ func (h *Hub) Stream(w http.ResponseWriter, r *http.Request, wt Watch) error {
 				default:
 				}
 				break
+			}
+			if c.lagged.Swap(false) {
+				if _, err := w.Write(resyncFrame(listID)); err != nil {
+					return err
+				}
+				wrote = true
 			}
 			if !wrote {
 				continue

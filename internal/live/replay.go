@@ -122,6 +122,7 @@ func (h *Hub) broadcast(ls *listSub, d delivery) {
 		case c.ch <- d:
 		default:
 			h.dropped.Add(1)
+			c.lagged.Store(true)
 		}
 	}
 }

@@ -13,11 +13,16 @@ import (
 
 // Watcher is one live-stream client of the watched items. It stays on its
 // home instance while that lives (the next alive one otherwise), reconnects
-// 200 ms after a stream ends and sends Last-Event-ID when it has one.
+// 200 ms after a stream ends and sends Last-Event-ID when it has one. When
+// an instance refuses the stream (503 while its bus is cut) it streams from
+// the next alive instance until that stream ends, as a client behind a load
+// balancer would: the refusing instance then has no stream asking after
+// its bus, only its own probing brings its held events out.
 type Watcher struct {
 	c    *Cluster
 	f    *Fixture
 	home int
+	away *API // where it streams from after its home refused
 
 	mu       sync.Mutex
 	lastID   string
@@ -44,9 +49,27 @@ func (w *Watcher) instance() *API {
 	return all[w.home%len(all)]
 }
 
+// next is the alive instance after a, or nil when a is the only one.
+func (w *Watcher) next(a *API) *API {
+	all := w.c.Alive()
+	for i, b := range all {
+		if b == a && len(all) > 1 {
+			return all[(i+1)%len(all)]
+		}
+	}
+	return nil
+}
+
 func (w *Watcher) run(ctx context.Context) {
 	for ctx.Err() == nil {
-		w.stream(ctx, w.instance())
+		a := w.instance()
+		if w.away != nil && !w.away.Dead() {
+			a = w.away
+		}
+		w.away = nil
+		if refused := w.stream(ctx, a); refused {
+			w.away = w.next(a)
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(200 * time.Millisecond):
@@ -54,7 +77,9 @@ func (w *Watcher) run(ctx context.Context) {
 	}
 }
 
-func (w *Watcher) stream(ctx context.Context, a *API) {
+// stream follows one live stream of a until it ends; refused is true when
+// a answered it with another status than 200.
+func (w *Watcher) stream(ctx context.Context, a *API) (refused bool) {
 	ids := make([]string, len(w.f.Watched))
 	for i, id := range w.f.Watched {
 		ids[i] = fmt.Sprint(id)
@@ -69,14 +94,14 @@ func (w *Watcher) stream(ctx context.Context, a *API) {
 	w.mu.Unlock()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return
+		return false
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != 200 {
 		w.mu.Lock()
 		w.history = append(w.history, fmt.Sprintf("%s refused %d %s", a.Name, resp.StatusCode, time.Now().Format("15:04:05.000")))
 		w.mu.Unlock()
-		return
+		return true
 	}
 	w.mu.Lock()
 	w.connects++
@@ -91,6 +116,7 @@ func (w *Watcher) stream(ctx context.Context, a *API) {
 	w.drops++
 	w.history = append(w.history, fmt.Sprintf("%s ended %s", a.Name, time.Now().Format("15:04:05.000")))
 	w.mu.Unlock()
+	return false
 }
 
 // Describe names the watcher and its streams and resyncs, for failure reports.
