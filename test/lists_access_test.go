@@ -83,12 +83,10 @@ func TestListsAccessPickersAttachments(t *testing.T) {
 			}
 			viewer.Do(t, "GET", f.path("/items/2"), nil).Expect(t, 403, "FORBIDDEN")
 			viewer.Do(t, "GET", f.path("/items/999"), nil).Expect(t, 404, "NOT_FOUND")
-			_, stanID := "", ""
-			var me map[string]any
-			me = stranger.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
-			stanID = me["id"].(string)
+			me := stranger.Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
+			stanID := me["id"].(string)
 			listGrant(t, a, "list_item", "3", stanID, "view", map[string]any{"listId": f.listID})
-			items, meta = f.list(t, a, nil)
+			_, meta = f.list(t, a, nil)
 			if meta["total"] != 5.0 {
 				t.Fatalf("admin total %v", meta)
 			}

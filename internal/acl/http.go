@@ -45,7 +45,7 @@ type aclTargetQuery struct {
 }
 
 func (q aclTargetQuery) target() Target {
-	return Target{ResourceType: q.ResourceType, ResourceID: q.ResourceID, ListID: q.ListID, LibraryID: q.LibraryID}
+	return Target(q)
 }
 
 // PermissionRecord is a permission record as the API shows it.

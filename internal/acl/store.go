@@ -11,9 +11,6 @@ import (
 	"coreportal/internal/store"
 )
 
-// maxDepth bounds chain walks (a corrupted registry must not loop forever).
-const maxDepth = 64
-
 // chainCTE walks from one object up its parents, stopping after an isolated
 // object (inherits=false): an isolated resource is a boundary.
 const chainCTE = `WITH RECURSIVE chain(id, parent_id, inherits, depth) AS (

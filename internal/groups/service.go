@@ -210,7 +210,7 @@ func (s *Service) AddMember(ctx context.Context, groupID string, m NewMember) (*
 		if g.GroupType != Portal {
 			return errManagedByDirectory("")
 		}
-		userID := m.UserID
+		var userID string
 		switch {
 		case m.UserID != "" && m.Directory != nil:
 			return fault.Validation("userId", "send either userId or the directory identity, not both")
