@@ -100,7 +100,7 @@ test('a new list from the node page opens the list', async ({ page, adminApi }) 
   await adminApi.post('/nodes', { title: `Lists ${s}`, slug: `lists-${s}` });
   await page.goto(`/lists-${s}`);
   await signIn(page, admin.login, admin.password);
-  await page.getByRole('button', { name: 'New list' }).click();
+  await page.getByRole('button', { name: 'New list', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'New list' });
   await dialog.getByLabel('Title').fill('Contracts');
   await dialog.getByLabel('Address name (slug)').fill('contracts');
