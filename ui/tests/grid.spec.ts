@@ -93,6 +93,7 @@ test('grouping shows headers with counts; keyboard sorting', async ({ page, admi
 });
 
 test('500 rows render in under 200 ms and scroll (windowed); axe and screenshots', async ({ page, adminApi }) => {
+  test.setTimeout(180_000); // seeding 500 items and axe over 500 rows, both languages, on a loaded machine
   const l = await seed(adminApi, 500);
   const views = await adminApi.get<{ id: string }[]>(`/lists/${l.listId}/views`);
   await adminApi.patch(`/lists/${l.listId}/views/${views[0]!.id}`, { config: { pageSize: 500 } });
