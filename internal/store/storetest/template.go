@@ -158,9 +158,12 @@ func postgresTemplate(base string) (string, error) {
 	return name, nil
 }
 
+// keptTemplates is how many templates (sets of migrations) the server keeps.
+const keptTemplates = 8
+
 // buildPostgresTemplate migrates a new database and renames it to name;
-// templates of other sets of migrations are dropped (when no copy of them
-// is being made).
+// beyond the newest keptTemplates, templates of other sets of migrations are
+// dropped (when no copy of them is being made).
 func buildPostgresTemplate(ctx context.Context, conn *sql.Conn, base, name string) error {
 	building := name + "_building"
 	if _, err := conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)"); err != nil {
@@ -196,7 +199,11 @@ func buildPostgresTemplate(ctx context.Context, conn *sql.Conn, base, name strin
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	rows, err := conn.QueryContext(ctx, "SELECT datname FROM pg_database WHERE datname LIKE 'coretpl\\_%' AND datname <> $1", name)
+	// Several checkouts (worktrees, branches with other migrations) may share
+	// the server: the newest templates stay, older ones go.
+	rows, err := conn.QueryContext(ctx, `SELECT datname FROM pg_database
+		WHERE datname LIKE 'coretpl\_%' AND datname NOT LIKE '%\_building' AND datname <> $1
+		ORDER BY oid DESC OFFSET $2`, name, keptTemplates-1)
 	if err != nil {
 		return err
 	}
