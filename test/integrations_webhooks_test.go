@@ -98,7 +98,7 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 		for _, ev := range events {
 			r := addHook(t, admin, ev, sink.srv.URL+"/hook?k=1", nil)
 			cfg := r["config"].(map[string]any)
-			if cfg["secret"] != "********" || cfg["hasSecret"] != true || strings.Contains(string(mustJSON(r)), hookSecret) {
+			if cfg["secret"] != "********" || cfg["hasSecret"] != true || strings.Contains(string(hookJSON(r)), hookSecret) {
 				t.Fatalf("secret returned: %v", r)
 			}
 		}
@@ -152,7 +152,7 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 		ans := check("survey.answered", func() {
 			okay(submitSurvey(admin, t, id, map[string]any{"q": map[string]any{"text": "secret answer"}})).done(t)
 		})
-		if strings.Contains(string(mustJSON(ans)), "secret answer") {
+		if strings.Contains(string(hookJSON(ans)), "secret answer") {
 			t.Fatalf("answers travel: %v", ans)
 		}
 		check("survey.closed", func() { okay(admin.Do(t, "POST", "/surveys/"+id+"/close", nil)).done(t) })
@@ -198,7 +198,7 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 	}, "CORE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1")
 }
 
-func mustJSON(v any) []byte {
+func hookJSON(v any) []byte {
 	b, _ := json.Marshal(v)
 	return b
 }
