@@ -50,8 +50,9 @@ The answer is 200 whatever the receiver answered: see status, httpStatus and err
 }
 
 type deliveriesIn struct {
-	idIn
-	web.PageQuery
+	ID    string `path:"id" doc:"receiver id"`
+	Page  int    `query:"page" minimum:"1" maximum:"1000000" default:"1" doc:"page number, from 1"`
+	Limit int    `query:"limit" minimum:"1" maximum:"500" default:"50" doc:"page size, 1-500"`
 }
 
 func (h *Handler) deliveries(ctx context.Context, in *deliveriesIn) (*web.PagedOut[[]webhooks.Attempt, web.PageMeta], error) {
@@ -62,7 +63,7 @@ func (h *Handler) deliveries(ctx context.Context, in *deliveriesIn) (*web.PagedO
 	if err != nil {
 		return nil, err
 	}
-	return web.Paged(rows, web.NewPageMeta(in.PageQuery, total)), nil
+	return web.Paged(rows, web.NewPageMeta(web.PageQuery{Page: in.Page, Limit: in.Limit}, total)), nil
 }
 
 func (h *Handler) test(ctx context.Context, in *idIn) (*web.Out[*webhooks.Attempt], error) {

@@ -24,16 +24,16 @@ the changes themselves are audited under the account as actor.`
 
 // Register adds the routes.
 func (h *Handler) Register(api huma.API) {
-	create := web.Op(http.MethodPost, "/admin/service-accounts", "createServiceAccount", "Create a service account", web.Admin, "service accounts")
+	create := web.Op(http.MethodPost, "/admin/service-accounts", "createServiceAccount", "Create a service account", web.Admin, "admin-service-accounts")
 	create.Description += ` A service account is a local user (listed in /admin/users) without a usable password, for
 integrations; it signs in only with its tokens. 409 CONFLICT when the login is taken.` + tokenDoc
 	web.Register(api, web.Answers(create, http.StatusCreated, http.StatusConflict), h.create)
-	web.Register(api, web.Op(http.MethodGet, "/admin/service-accounts", "listServiceAccounts", "List service accounts with their tokens", web.Admin, "service accounts"), h.list)
-	tok := web.Op(http.MethodPost, "/admin/service-accounts/{id}/tokens", "createServiceToken", "Issue a token for a service account", web.Admin, "service accounts")
+	web.Register(api, web.Op(http.MethodGet, "/admin/service-accounts", "listServiceAccounts", "List service accounts with their tokens", web.Admin, "admin-service-accounts"), h.list)
+	tok := web.Op(http.MethodPost, "/admin/service-accounts/{id}/tokens", "createServiceToken", "Issue a token for a service account", web.Admin, "admin-service-accounts")
 	tok.Description += ` The answer's data.token is the only time the token is shown; it is stored as its SHA-256.` + tokenDoc
 	web.Register(api, web.Answers(tok, http.StatusCreated), h.createToken)
-	web.Register(api, web.Op(http.MethodGet, "/admin/service-accounts/{id}/tokens", "listServiceTokens", "Tokens of a service account (never the secrets)", web.Admin, "service accounts"), h.tokens)
-	rev := web.Op(http.MethodDelete, "/admin/service-accounts/{id}/tokens/{tokenId}", "revokeServiceToken", "Revoke a service token", web.Admin, "service accounts")
+	web.Register(api, web.Op(http.MethodGet, "/admin/service-accounts/{id}/tokens", "listServiceTokens", "Tokens of a service account (never the secrets)", web.Admin, "admin-service-accounts"), h.tokens)
+	rev := web.Op(http.MethodDelete, "/admin/service-accounts/{id}/tokens/{tokenId}", "revokeServiceToken", "Revoke a service token", web.Admin, "admin-service-accounts")
 	rev.Description += ` The token stops working at once; its record stays listed with revokedAt.`
 	web.Register(api, rev, h.revoke)
 }
@@ -53,7 +53,7 @@ type idIn struct {
 }
 
 type tokenIn struct {
-	idIn
+	ID   string `path:"id" doc:"service account (user) id"`
 	Body TokenRequest
 }
 
@@ -66,7 +66,7 @@ func (h *Handler) tokens(ctx context.Context, in *idIn) (*web.Out[[]Token], erro
 }
 
 type revokeIn struct {
-	idIn
+	ID      string `path:"id" doc:"service account (user) id"`
 	TokenID string `path:"tokenId" doc:"token id"`
 }
 
