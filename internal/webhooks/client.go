@@ -35,10 +35,9 @@ type Result struct {
 
 // Sender posts deliveries; the zero value is not usable, use NewSender.
 type Sender struct {
-	hosts   Hosts
-	timeout time.Duration
-	safe    *http.Client // dials only addresses the rule allows
-	open    *http.Client // for allowed hosts
+	hosts Hosts
+	safe  *http.Client // dials only addresses the rule allows
+	open  *http.Client // for allowed hosts
 }
 
 // NewSender builds the two clients. Redirects are never followed (a 3xx is
@@ -58,7 +57,7 @@ func NewSender(hosts Hosts, timeout time.Duration) *Sender {
 		return &http.Client{Transport: tr, Timeout: timeout,
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	}
-	return &Sender{hosts: hosts, timeout: timeout, safe: mk(true), open: mk(false)}
+	return &Sender{hosts: hosts, safe: mk(true), open: mk(false)}
 }
 
 // Hosts returns the allowed host list.
