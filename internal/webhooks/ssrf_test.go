@@ -62,9 +62,9 @@ func TestCheckURL(t *testing.T) {
 	}{
 		{url: "https://public.example/hook"},
 		{url: "http://public.example:8080/hook?x=1"},
-		{url: "http://127.0.0.1:9000/x"},  // allowed host
-		{url: "http://hooks.internal/x"},  // allowed host, any case
-		{url: "http://[::1]:9000/x"},      // allowed host
+		{url: "http://127.0.0.1:9000/x"}, // allowed host
+		{url: "http://hooks.internal/x"}, // allowed host, any case
+		{url: "http://[::1]:9000/x"},     // allowed host
 		{url: "http://127.0.0.2/x", refused: true},
 		{url: "http://169.254.169.254/latest/meta-data", refused: true},
 		{url: "http://localhost:8080/x", refused: true},
