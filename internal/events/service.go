@@ -223,6 +223,7 @@ func (s *Service) Dispatch(ctx context.Context) {
 			} else if n > 0 {
 				slog.InfoContext(ctx, "dispatched outbox events purged", "count", n)
 			}
+			s.purgeWebhookLog(ctx)
 			lastPurge = time.Now()
 		}
 		n, err := s.DispatchOnce(ctx)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"strings"
@@ -231,4 +232,18 @@ func (s *Service) delivery(ctx context.Context, receiverID string, p WebhookPayl
 		}
 	}
 	return d
+}
+
+// webhookLogDays is how long the delivery log keeps an attempt.
+const webhookLogDays = 30
+
+func (s *Service) purgeWebhookLog(ctx context.Context) {
+	if s.hooks == nil {
+		return
+	}
+	if n, err := s.hooks.Log.Purge(ctx, time.Now().AddDate(0, 0, -webhookLogDays)); err != nil {
+		store.LogLoopError(ctx, "purge webhook delivery log", err)
+	} else if n > 0 {
+		slog.InfoContext(ctx, "webhook delivery log purged", "count", n)
+	}
 }

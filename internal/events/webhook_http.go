@@ -33,7 +33,7 @@ resource at delivery time (for a deleted resource: its list, library or node); o
 nothing is sent. SSRF: a URL whose host is, or resolves to, a private, loopback, link-local (169.254.0.0/16, e.g. cloud
 metadata), CGNAT, multicast or reserved address is refused with 400 VALIDATION_ERROR (field config.url) unless the host is
 listed in CORE_WEBHOOK_ALLOWED_HOSTS; the address of every connection is checked again after DNS, so a name that later
-resolves inward is refused at delivery (status refused, not retried). Every attempt is logged: GET
+resolves inward is refused at delivery (status refused, not retried). Every attempt is logged (kept 30 days): GET
 /event-receivers/{id}/deliveries.`
 
 func (h *Handler) registerWebhooks(api huma.API) {
