@@ -170,7 +170,10 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 		// the log shows each delivery; a test delivery answers at once
 		hookID := all[0]["id"].(string)
 		var log []map[string]any
-		admin.Do(t, "GET", "/event-receivers/"+hookID+"/deliveries", nil).Expect(t, 200).Into(t, &log)
+		for try := 0; try < 30 && len(log) == 0; try++ {
+			admin.Do(t, "GET", "/event-receivers/"+hookID+"/deliveries", nil).Expect(t, 200).Into(t, &log)
+			time.Sleep(100 * time.Millisecond)
+		}
 		if len(log) != 1 || log[0]["status"] != "succeeded" || log[0]["httpStatus"] != float64(200) || log[0]["answerExcerpt"] != "answer-OK" {
 			t.Fatalf("log: %v", log)
 		}
@@ -251,8 +254,15 @@ func TestWebhooksRetryRefuseWithhold(t *testing.T) {
 		if !(gaps[0] >= 900*time.Millisecond && gaps[1] > gaps[0] && gaps[2] > gaps[1]) {
 			t.Fatalf("gaps do not grow: %v", gaps)
 		}
+		// the attempt is logged just after the receiver answered
 		var log []map[string]any
-		admin.Do(t, "GET", "/event-receivers/"+hook["id"].(string)+"/deliveries?limit=10", nil).Expect(t, 200).Into(t, &log)
+		for try := 0; try < 30; try++ {
+			admin.Do(t, "GET", "/event-receivers/"+hook["id"].(string)+"/deliveries?limit=10", nil).Expect(t, 200).Into(t, &log)
+			if len(log) >= 4 {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
 		if len(log) < 4 {
 			t.Fatalf("log: %v", log)
 		}
@@ -265,7 +275,10 @@ func TestWebhooksRetryRefuseWithhold(t *testing.T) {
 			t.Fatalf("log order: %v", log)
 		}
 		var wl []map[string]any
-		admin.Do(t, "GET", "/event-receivers/"+withheld["id"].(string)+"/deliveries", nil).Expect(t, 200).Into(t, &wl)
+		for try := 0; try < 30 && len(wl) == 0; try++ {
+			admin.Do(t, "GET", "/event-receivers/"+withheld["id"].(string)+"/deliveries", nil).Expect(t, 200).Into(t, &wl)
+			time.Sleep(100 * time.Millisecond)
+		}
 		if len(wl) != 1 || wl[0]["status"] != "withheld" {
 			t.Fatalf("withheld log: %v", wl)
 		}
