@@ -32,6 +32,7 @@ import (
 	"coreportal/internal/privfs"
 	"coreportal/internal/release"
 	"coreportal/internal/search"
+	"coreportal/internal/servicetokens"
 	"coreportal/internal/settings"
 	"coreportal/internal/store"
 	"coreportal/internal/surveys"
@@ -72,6 +73,9 @@ type app struct {
 
 	// search index (serve_search.go)
 	search *search.Service
+
+	// service accounts and their API tokens (serve_integrations.go)
+	serviceTokens *servicetokens.Service
 
 	// loops run in every process (cache listeners, refreshers)
 	loops []func(context.Context)
@@ -232,6 +236,7 @@ func (a *app) routes() (http.Handler, error) {
 		directory.NewHandler(a.directory),
 		a.pagesHandler(),
 		a.searchHandler(),
+		servicetokens.NewHandler(a.serviceTokens),
 	} {
 		r.Register(api)
 	}
@@ -247,6 +252,7 @@ func (a *app) routes() (http.Handler, error) {
 
 	return web.Chain(web.CaptureRoute(mux),
 		web.RequestID,
+		web.CORS(a.cfg.Integrations.CORSOrigins),
 		a.observeRoutes(),
 		web.SecurityHeaders,
 		web.Compress(), web.ETag,
@@ -255,6 +261,7 @@ func (a *app) routes() (http.Handler, error) {
 		release.RunnerGate(a.cfg.UpdateRunnerToken),
 		web.AccessLog(a.cfg.AccessLog, nil, a.auth.ClientAddress),
 		a.auth.Middleware,
+		a.serviceTokens.Middleware,
 		noteUser,
 		a.licenceWarning,
 		a.readOnlyGate,

@@ -24,4 +24,5 @@ func (a *app) connect() {
 		err := a.acl.Require(ctx, auth.FromContext(ctx), acl.Ref{Type: acl.List, ID: listID}, acl.Edit)
 		return err == nil, err
 	}
+	a.connectIntegrations()
 }

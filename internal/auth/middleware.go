@@ -41,13 +41,13 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 		ctx = context.WithValue(ctx, clientKey{}, Client{Address: s.clientAddress(r), TLS: s.overTLS(r)})
 		tok, fromCookie := tokenOf(r)
 		if fromCookie && unsafeMethod(r.Method) {
-			if err := checkCookieWrite(r); err != nil {
+			if err := checkCookieWrite(r, s.corsOrigins); err != nil {
 				web.WriteError(w, r, err)
 				return
 			}
 		}
 		if tok != "" {
-			p, err := s.Authenticate(ctx, tok)
+			p, err := s.authenticateToken(ctx, tok, fromCookie)
 			if err != nil {
 				ctx = context.WithValue(ctx, credErrKey{}, err)
 			} else {
@@ -57,6 +57,10 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
+
+// SetCORSOrigins names the other origins (CORE_CORS_ORIGINS) whose
+// scripts may write with the session cookie (still with the CSRF header).
+func (s *Service) SetCORSOrigins(origins []string) { s.corsOrigins = origins }
 
 // SetTrustedProxies names the reverse proxies whose X-Forwarded-For and
 // X-Forwarded-Proto are believed.
@@ -152,7 +156,7 @@ func unsafeMethod(m string) bool {
 // Origin on such requests, so a foreign Origin is refused; and a body must
 // declare its Content-Type. Sign-in needs no header: it starts a session,
 // and a stale cookie must not stand in its way.
-func checkCookieWrite(r *http.Request) error {
+func checkCookieWrite(r *http.Request, corsOrigins []string) error {
 	signIn := r.URL.Path == web.Prefix+"/auth/login"
 	if !signIn && !strings.EqualFold(strings.TrimSpace(r.Header.Get(web.CSRFHeader)), web.CSRFValue) {
 		return fault.Forbidden("a write authenticated by the core_token cookie must carry the header %s: %s (or use a bearer token)",
@@ -160,7 +164,7 @@ func checkCookieWrite(r *http.Request) error {
 	}
 	if o := r.Header.Get("Origin"); o != "" {
 		u, err := url.Parse(o)
-		if err != nil || !strings.EqualFold(u.Host, r.Host) {
+		if (err != nil || !strings.EqualFold(u.Host, r.Host)) && !web.OriginListed(corsOrigins, o) {
 			return fault.Forbidden("cross-origin write with the session cookie refused; use a bearer token")
 		}
 	}

@@ -20,6 +20,8 @@ type Principal struct {
 	TokenID      string
 	TokenVersion int
 	ExpiresAt    time.Time
+	// Credential is set when a non-session bearer credential was used.
+	Credential *Credential
 }
 
 type principalKey struct{}

@@ -49,6 +49,8 @@ type Service struct {
 	// 7 MiB and a core for a few milliseconds.
 	hashing     chan struct{}
 	proxies     []netip.Prefix
+	corsOrigins []string
+	resolvers   []TokenResolver // credential.go
 	publicHTTPS bool
 }
 

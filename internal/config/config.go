@@ -81,6 +81,8 @@ type Config struct {
 	// UploadSweepAge is the age past which unfinished multipart uploads and
 	// temporary files of interrupted writes are removed (CORE_UPLOAD_SWEEP_AGE).
 	UploadSweepAge time.Duration
+	// Integrations: webhooks and CORS (integrations.go).
+	Integrations Integrations
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -142,6 +144,7 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	c.JobLease = durVar(env("CORE_JOB_LEASE", "30s"), "CORE_JOB_LEASE", &errs)
 	c.JobHeartbeat = durVar(env("CORE_JOB_HEARTBEAT", "10s"), "CORE_JOB_HEARTBEAT", &errs)
 	c.UploadSweepAge = durVar(env("CORE_UPLOAD_SWEEP_AGE", "24h"), "CORE_UPLOAD_SWEEP_AGE", &errs)
+	loadIntegrations(env, &c, &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
 	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
 		errs = append(errs, fmt.Errorf("CORE_LOG_LEVEL: %q is not one of debug, info, warn, error", getenv("CORE_LOG_LEVEL")))

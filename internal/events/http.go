@@ -21,16 +21,17 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, list, h.list)
 	create := web.Op(http.MethodPost, "/event-receivers", "createEventReceiver", "Register an event receiver", web.Admin, "events")
 	create.Description += ` A receiver scoped with config.listId also needs edit on the list.
-eventName: listItem.created, listItem.updated, listItem.deleted. jobType notifications.sendEventEmail (serviceKey notifications)
+eventName: one of the event catalogue below. jobType notifications.sendEventEmail (serviceKey notifications)
 needs config.to (address or list), config.subject and config.text; {{eventName}}, {{userLogin}}, {{userId}}, {{resourceType}},
 {{resourceId}} and {{details}} (the JSON snapshot of the item, also for deleted items) are substituted in subject and text.
 config.subject is one line: a control character (CR, LF, tab, …) or a line separator in it is refused with 400
 VALIDATION_ERROR (field config.subject), and one that a substituted value brings is sent as a space.
 Delivery: after the item's transaction commits, each event becomes one job per matching receiver, at least once;
 the jobs of one receiver and item run in event order; a job retries with backoff (5 attempts) and fails at once when
-the notifications service is disabled or SMTP is not configured.`
+the notifications service is disabled or SMTP is not configured.` + webhookDoc
 	web.Register(api, web.Answers(create, http.StatusCreated), h.create)
 	web.Register(api, web.Op(http.MethodDelete, "/event-receivers/{id}", "deleteEventReceiver", "Remove an event receiver", web.Admin, "events"), h.delete)
+	h.registerWebhooks(api)
 }
 
 type listIn struct {

@@ -68,3 +68,18 @@ type EmailPayload struct {
 	Text         string          `json:"text"`
 	OccurredAt   time.Time       `json:"occurredAt"`
 }
+
+// Catalogue is every event receivers may subscribe to (documented on POST /event-receivers).
+var Catalogue = []string{ItemCreated, ItemUpdated, ItemDeleted,
+	"file.created", "file.updated", "file.deleted",
+	"page.created", "page.updated", "page.deleted",
+	"survey.published", "survey.closed", "survey.reopened", "survey.answered",
+	"group.memberAdded", "group.memberRemoved"}
+
+func catalogue() map[string]bool {
+	m := make(map[string]bool, len(Catalogue))
+	for _, n := range Catalogue {
+		m[n] = true
+	}
+	return m
+}

@@ -38,6 +38,8 @@ type Service struct {
 	// Batch is the number of outbox events dispatched per transaction.
 	Batch int
 
+	hooks *Webhooks
+
 	known map[string]bool
 	wake  chan struct{}
 	now   func() time.Time
@@ -46,7 +48,7 @@ type Service struct {
 // New builds the service and registers the notifications.sendEventEmail handler.
 func New(db *store.DB, q *jobs.Queue, m *mail.Service, u *users.Service) *Service {
 	s := &Service{db: db, st: &evStore{db: db}, q: q, mail: m, users: u, Poll: 500 * time.Millisecond, Batch: 100,
-		known: map[string]bool{ItemCreated: true, ItemUpdated: true, ItemDeleted: true}, wake: make(chan struct{}, 1), now: time.Now}
+		known: catalogue(), wake: make(chan struct{}, 1), now: time.Now}
 	q.Handle(JobSendEventEmail, s.handleEmail)
 	return s
 }
@@ -63,7 +65,7 @@ func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiv
 	r := &EventReceiver{ID: uuid.NewString(), EventName: strings.TrimSpace(in.EventName), Title: strings.TrimSpace(in.Title),
 		ServiceKey: strings.TrimSpace(in.ServiceKey), JobType: strings.TrimSpace(in.JobType), Config: in.Config, CreatedAt: s.now().UTC()}
 	if !s.known[r.EventName] {
-		return nil, fault.Validation("eventName", "unknown event %q (listItem.created, listItem.updated, listItem.deleted)", r.EventName)
+		return nil, fault.Validation("eventName", "unknown event %q (see the event catalogue of POST /event-receivers)", r.EventName)
 	}
 	if r.Title == "" {
 		return nil, fault.Validation("title", "title is required")
@@ -90,8 +92,17 @@ func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiv
 		if _, err := emailConfig(r.Config); err != nil {
 			return nil, err
 		}
+	case JobWebhookPost:
+		if r.ServiceKey != services.KeyNotifications {
+			return nil, fault.Validation("serviceKey", "%s belongs to service notifications", JobWebhookPost)
+		}
+		cfg, err := s.webhookConfig(r.Config, true)
+		if err != nil {
+			return nil, err
+		}
+		r.Config["url"] = cfg.URL
 	default:
-		return nil, fault.Validation("jobType", "unknown receiver job type %q (%s)", r.JobType, JobSendEventEmail)
+		return nil, fault.Validation("jobType", "unknown receiver job type %q (%s, %s)", r.JobType, JobSendEventEmail, JobWebhookPost)
 	}
 	if r.ListID != nil && s.CanEditList != nil {
 		ok, err := s.CanEditList(ctx, *r.ListID)
@@ -109,7 +120,7 @@ func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiv
 	if err := s.st.insert(ctx, r); err != nil {
 		return nil, err
 	}
-	return r, nil
+	return present(r), nil
 }
 
 type emailCfg struct {
@@ -164,7 +175,11 @@ func (s *Service) List(ctx context.Context, listID string) ([]*EventReceiver, er
 		}
 		listID = id
 	}
-	return s.st.list(ctx, listID)
+	rs, err := s.st.list(ctx, listID)
+	for i := range rs {
+		rs[i] = present(rs[i])
+	}
+	return rs, err
 }
 
 // Delete removes a receiver.
@@ -181,7 +196,13 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	} else if err != nil {
 		return err
 	}
-	return s.st.delete(ctx, id)
+	if err := s.st.delete(ctx, id); err != nil {
+		return err
+	}
+	if s.hooks != nil {
+		return s.hooks.Log.DeleteReceiver(ctx, id)
+	}
+	return nil
 }
 
 // Wake makes the dispatcher look at the outbox now (call after commit).
@@ -202,6 +223,7 @@ func (s *Service) Dispatch(ctx context.Context) {
 			} else if n > 0 {
 				slog.InfoContext(ctx, "dispatched outbox events purged", "count", n)
 			}
+			s.purgeWebhookLog(ctx)
 			lastPurge = time.Now()
 		}
 		n, err := s.DispatchOnce(ctx)
@@ -261,6 +283,12 @@ func (s *Service) fanOut(ctx context.Context, e event) error {
 		}
 	}
 	for _, r := range rs {
+		if r.JobType == JobWebhookPost && s.hooks != nil {
+			if err := s.enqueueWebhook(ctx, r, e); err != nil {
+				return err
+			}
+			continue
+		}
 		if r.JobType != JobSendEventEmail {
 			continue
 		}

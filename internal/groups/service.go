@@ -238,6 +238,9 @@ func (s *Service) AddMember(ctx context.Context, groupID string, m NewMember) (*
 		if err := s.st.addMember(ctx, groupID, userID, s.now().UTC()); err != nil {
 			return err
 		}
+		if err := s.emitMembers(ctx, "group.memberAdded", groupID, []string{userID}); err != nil {
+			return err
+		}
 		audit.Record(ctx, audit.Entry{Action: audit.GroupMembers, ResourceType: "group", ResourceID: groupID, Details: map[string]any{"added": userID}})
 		s.acl.Invalidate(ctx)
 		return nil
@@ -264,6 +267,9 @@ func (s *Service) RemoveMember(ctx context.Context, groupID, userID string) erro
 		}
 		if !ok {
 			return fault.NotFound("member")
+		}
+		if err := s.emitMembers(ctx, "group.memberRemoved", groupID, []string{userID}); err != nil {
+			return err
 		}
 		audit.Record(ctx, audit.Entry{Action: audit.GroupMembers, ResourceType: "group", ResourceID: groupID, Details: map[string]any{"removed": userID}})
 		s.acl.Invalidate(ctx)

@@ -82,3 +82,25 @@ func isPermanent(err error) bool {
 	var p permanent
 	return errors.As(err, &p)
 }
+
+// retryIn asks for the next attempt after a delay of the handler's choosing.
+type retryIn struct {
+	err   error
+	delay time.Duration
+}
+
+func (r retryIn) Error() string { return r.err.Error() }
+func (r retryIn) Unwrap() error { return r.err }
+
+// RetryIn wraps err so that, when attempts remain, the job is tried again
+// after d instead of the queue's own backoff (webhooks keep their own
+// schedule, configurable apart from the queue's).
+func RetryIn(d time.Duration, err error) error { return retryIn{err: err, delay: d} }
+
+func retryDelay(err error) (time.Duration, bool) {
+	var r retryIn
+	if errors.As(err, &r) && r.delay > 0 {
+		return r.delay, true
+	}
+	return 0, false
+}

@@ -365,6 +365,9 @@ func (q *Queue) execute(ctx context.Context, j *Job) {
 		held, err = q.st.fail(doneCtx, j.ID, q.worker, err.Error(), now)
 	default:
 		at := now.Add(q.backoff(j.Attempts))
+		if d, ok := retryDelay(err); ok {
+			at = now.Add(d)
+		}
 		log.Info("job will be retried", "err", err, "at", at)
 		q.observe(j.Type, "retried", elapsed)
 		held, err = q.st.retry(doneCtx, j.ID, q.worker, err.Error(), at)

@@ -261,6 +261,9 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 				return err
 			}
 		}
+		if err := s.emitFile(ctx, "file.updated", l, f, p); err != nil {
+			return err
+		}
 		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {

@@ -55,6 +55,9 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 		if err := s.unindex(ctx, guids...); err != nil {
 			return err
 		}
+		if err := s.emitFile(ctx, "file.deleted", l, f, p); err != nil {
+			return err
+		}
 		payload, _ := json.Marshal(binFile{LibraryID: l.ID, TrashID: trashID, Number: f.Number, Name: f.Name, ItemType: f.itemType(), Count: len(tree)})
 		_, err = s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "file", Title: f.Name, DeletedBy: p.UserID, ScopeID: l.ID, Payload: payload, ResourceID: f.GUID})
 		return err

@@ -120,6 +120,13 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 			if err := s.queueText(ctx, f); err != nil {
 				return err
 			}
+			ev := "file.updated"
+			if created {
+				ev = "file.created"
+			}
+			if err := s.emitFile(ctx, ev, l, f, p); err != nil {
+				return err
+			}
 			if created {
 				return s.indexCreated(ctx, l, f)
 			}

@@ -156,6 +156,9 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewPage) (*P
 		if err := s.indexPage(ctx, pg); err != nil {
 			return err
 		}
+		if err := s.emit(ctx, "page.created", pg, p); err != nil {
+			return err
+		}
 		audit.Record(ctx, audit.Entry{Action: "page.create", ResourceType: Kind, ResourceID: pg.ID,
 			After: map[string]any{"nodeId": nodeID, "slug": pg.Slug, "title": pg.Title}})
 		return nil
@@ -218,6 +221,9 @@ func (s *Service) Update(ctx context.Context, p *auth.Principal, id string, in P
 		if err := s.indexPage(ctx, pg); err != nil {
 			return err
 		}
+		if err := s.emit(ctx, "page.updated", pg, p); err != nil {
+			return err
+		}
 		audit.Record(ctx, audit.Entry{Action: "page.update", ResourceType: Kind, ResourceID: pg.ID, Before: before,
 			After: map[string]any{"slug": pg.Slug, "title": pg.Title}, Details: map[string]any{"changed": cols}})
 		return nil
@@ -260,6 +266,9 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		}
 		// the page is the entry's scope: callers who cannot view an isolated
 		// page do not see its title in the bin, and restore needs delete on it
+		if err := s.emit(ctx, "page.deleted", pg, p); err != nil {
+			return err
+		}
 		_, err = s.bin.Add(ctx, recyclebin.Entry{NodeID: pg.NodeID, Kind: Kind, Title: pg.Title, DeletedBy: p.UserID, ScopeID: pg.ID, Payload: payload, ResourceID: pg.ID})
 		return err
 	})

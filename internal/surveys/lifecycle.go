@@ -144,6 +144,9 @@ func (s *Service) Transition(ctx context.Context, p *auth.Principal, id, action 
 			return fault.Conflict("the survey changed state meanwhile; reload it")
 		}
 		sv.Status, sv.UpdatedAt = t.to, now
+		if err := s.emit(ctx, transitionEvents[action], sv, p); err != nil {
+			return err
+		}
 		return s.index(ctx, sv)
 	})
 	if err != nil {

@@ -58,6 +58,9 @@ func (s *Service) Submit(ctx context.Context, p *auth.Principal, id string, answ
 			return fault.Conflict("the survey was closed or changed meanwhile; reload it")
 		}
 		r.Seq = seq
+		if err := s.emit(ctx, "survey.answered", sv, p); err != nil {
+			return err
+		}
 		return s.st.insertResponses(ctx, sv.ID, []response{r})
 	})
 	if err != nil {

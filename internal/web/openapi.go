@@ -39,6 +39,7 @@ var tagOrder = []struct{ name, desc string }{
 	{"admin-backups", "Backups, their settings, validation and restores."},
 	{"admin-logs", "The application log."},
 	{"admin-audit", "The audit log."},
+	{"admin-service-accounts", "Service accounts for integrations and their API tokens."},
 	{"admin-dashboard", "The administration dashboard."},
 	{"licence", "The licence and its activation."},
 	{"release and update", "Versions and online updates."},

@@ -442,6 +442,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/service-accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List service accounts with their tokens
+         * @description Administrators only (role core_admin).
+         */
+        get: operations["listServiceAccounts"];
+        put?: never;
+        /**
+         * Create a service account
+         * @description Administrators only (role core_admin). A service account is a local user (listed in /admin/users) without a usable password, for
+         *     integrations; it signs in only with its tokens. 409 CONFLICT when the login is taken. Service tokens are used as "Authorization: Bearer cpst_…" (never as the cookie). Every request checks the token in
+         *     the database: a revoked or expired token, or a deactivated account, answers 401 at once on every instance. A token of scope
+         *     read may only GET and HEAD; any other method answers 403 FORBIDDEN. The account acts with its own permissions (grant them
+         *     like a user's; isCoreAdmin makes it an administrator). The audit log records serviceToken.use (resourceId the token id,
+         *     actor the account, details method, path, status) for every write and at most once a minute per token and instance for reads;
+         *     the changes themselves are audited under the account as actor.
+         */
+        post: operations["createServiceAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/service-accounts/{id}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tokens of a service account (never the secrets)
+         * @description Administrators only (role core_admin).
+         */
+        get: operations["listServiceTokens"];
+        put?: never;
+        /**
+         * Issue a token for a service account
+         * @description Administrators only (role core_admin). The answer's data.token is the only time the token is shown; it is stored as its SHA-256. Service tokens are used as "Authorization: Bearer cpst_…" (never as the cookie). Every request checks the token in
+         *     the database: a revoked or expired token, or a deactivated account, answers 401 at once on every instance. A token of scope
+         *     read may only GET and HEAD; any other method answers 403 FORBIDDEN. The account acts with its own permissions (grant them
+         *     like a user's; isCoreAdmin makes it an administrator). The audit log records serviceToken.use (resourceId the token id,
+         *     actor the account, details method, path, status) for every write and at most once a minute per token and instance for reads;
+         *     the changes themselves are audited under the account as actor.
+         */
+        post: operations["createServiceToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/service-accounts/{id}/tokens/{tokenId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a service token
+         * @description Administrators only (role core_admin). The token stops working at once; its record stays listed with revokedAt.
+         */
+        delete: operations["revokeServiceToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/settings/backup": {
         parameters: {
             query?: never;
@@ -970,7 +1049,7 @@ export interface paths {
         /**
          * Register an event receiver
          * @description Administrators only (role core_admin). A receiver scoped with config.listId also needs edit on the list.
-         *     eventName: listItem.created, listItem.updated, listItem.deleted. jobType notifications.sendEventEmail (serviceKey notifications)
+         *     eventName: one of the event catalogue below. jobType notifications.sendEventEmail (serviceKey notifications)
          *     needs config.to (address or list), config.subject and config.text; {{eventName}}, {{userLogin}}, {{userId}}, {{resourceType}},
          *     {{resourceId}} and {{details}} (the JSON snapshot of the item, also for deleted items) are substituted in subject and text.
          *     config.subject is one line: a control character (CR, LF, tab, …) or a line separator in it is refused with 400
@@ -978,6 +1057,28 @@ export interface paths {
          *     Delivery: after the item's transaction commits, each event becomes one job per matching receiver, at least once;
          *     the jobs of one receiver and item run in event order; a job retries with backoff (5 attempts) and fails at once when
          *     the notifications service is disabled or SMTP is not configured.
+         *
+         *     Event catalogue (eventName): listItem.created, listItem.updated, listItem.deleted (resource list_item, scope the list;
+         *     data {listId, nodeId, item}); file.created, file.updated, file.deleted (resource file, scope the library; data {libraryId,
+         *     file}); page.created, page.updated, page.deleted (resource page, scope the node; data {nodeId, page}); survey.published,
+         *     survey.closed, survey.answered (resource survey, scope the node; data {nodeId, survey} or {surveyId, answerId} without the
+         *     answers); group.memberAdded, group.memberRemoved (resource group; data {groupId, userIds}). config.listId scopes a receiver to
+         *     one list or library id (the event's scope).
+         *
+         *     jobType webhooks.post (serviceKey notifications): config.url (http or https) and config.secret (16-256 characters). The
+         *     secret is never returned: answers show config.secret "********" and config.hasSecret. Each event is POSTed as JSON
+         *     {id, event, occurredAt, actor {id, login} or null, resource {type, id, scopeId}, data, receiverId} with headers
+         *     X-Core-Signature: sha256=<hex HMAC-SHA256 of the exact body with the secret>, X-Core-Delivery (the delivery id, the same on
+         *     every retry of one event), X-Core-Event, X-Core-Attempt and X-Core-Timestamp. A 2xx answer is success; any other answer, a
+         *     redirect (never followed) or no answer within CORE_WEBHOOK_TIMEOUT (default 10s) is a failure, retried up to 6 attempts with
+         *     exponential backoff (CORE_WEBHOOK_BACKOFF, default 10s: 10s, 20s, 40s, 80s, 160s). Deliveries are jobs written after the change
+         *     commits, so a slow receiver never slows the change. The payload is sent only when the receiver's creator may view the
+         *     resource at delivery time (for a deleted resource: its list, library or node); otherwise the attempt is logged as withheld and
+         *     nothing is sent. SSRF: a URL whose host is, or resolves to, a private, loopback, link-local (169.254.0.0/16, e.g. cloud
+         *     metadata), CGNAT, multicast or reserved address is refused with 400 VALIDATION_ERROR (field config.url) unless the host is
+         *     listed in CORE_WEBHOOK_ALLOWED_HOSTS; the address of every connection is checked again after DNS, so a name that later
+         *     resolves inward is refused at delivery (status refused, not retried). Every attempt is logged (kept 30 days): GET
+         *     /event-receivers/{id}/deliveries.
          */
         post: operations["createEventReceiver"];
         delete?: never;
@@ -1001,6 +1102,50 @@ export interface paths {
          * @description Administrators only (role core_admin).
          */
         delete: operations["deleteEventReceiver"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-receivers/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Delivery log of a webhook receiver, newest first
+         * @description Administrators only (role core_admin). One row per attempt: status succeeded, retrying (nextRetryAt says when the next attempt is due), failed (no
+         *     attempt left), refused (the target address is refused by the SSRF rule) or withheld (the receiver's creator may not view the
+         *     resource; nothing was sent); httpStatus, durationMs and the first 1 KiB of the answer. 400 VALIDATION_ERROR when the receiver is not a webhooks.post receiver.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/event-receivers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test delivery to a webhook receiver now
+         * @description Administrators only (role core_admin). Posts one event webhook.test (data {test: true, receiverTitle, subscribedEvent}), signed like every
+         *     delivery, waits for the answer (at most CORE_WEBHOOK_TIMEOUT), logs it and returns the logged attempt; a test is not retried.
+         *     The answer is 200 whatever the receiver answered: see status, httpStatus and error.
+         */
+        post: operations["testWebhookReceiver"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -3141,6 +3286,21 @@ export interface components {
             error: components["schemas"]["ErrorInfo"];
             success: boolean;
         };
+        Account: {
+            /** Format: date-time */
+            createdAt: string;
+            displayName: string;
+            /**
+             * Format: uuid
+             * @description the account's user id: grant it permissions like any user
+             */
+            id: string;
+            /** @description a deactivated account's tokens stop working (PATCH /admin/users/{id}) */
+            isActive: boolean;
+            isCoreAdmin: boolean;
+            login: string;
+            tokens: components["schemas"]["Token"][] | null;
+        };
         AclUpsertInBody: {
             /** Format: uuid */
             libraryId?: string;
@@ -3160,6 +3320,42 @@ export interface components {
         ActivateBody: {
             /** @description the key base64url(payload).base64url(signature), or the whole content of a key file (the first non-empty line not starting with # is the key) */
             licenseKey: string;
+        };
+        Attempt: {
+            /** @description first 1 KiB of the receiver's answer body */
+            answerExcerpt: string;
+            /**
+             * Format: int64
+             * @description 1 for the first try
+             */
+            attempt: number;
+            /** Format: date-time */
+            createdAt: string;
+            /**
+             * Format: uuid
+             * @description the X-Core-Delivery header; the same on every retry of one event
+             */
+            deliveryId: string;
+            /** Format: int64 */
+            durationMs: number;
+            error: string;
+            eventName: string;
+            /**
+             * Format: int64
+             * @description the receiver's answer status; null when no answer came
+             */
+            httpStatus: number | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description when the next attempt is due (status retrying)
+             */
+            nextRetryAt: string | null;
+            /** Format: uuid */
+            receiverId: string;
+            /** @enum {string} */
+            status: "succeeded" | "retrying" | "failed" | "refused" | "withheld";
         };
         Attribute: {
             isBuiltin: boolean;
@@ -3507,8 +3703,16 @@ export interface components {
             /** @enum {string} */
             process: "api" | "worker";
         };
+        EnvelopeAccount: {
+            data: components["schemas"]["Account"];
+            success: boolean;
+        };
         EnvelopeAny: {
             data: unknown;
+            success: boolean;
+        };
+        EnvelopeAttempt: {
+            data: components["schemas"]["Attempt"];
             success: boolean;
         };
         EnvelopeBackupRecord: {
@@ -3623,6 +3827,10 @@ export interface components {
             data: components["schemas"]["LicenseStatus"];
             success: boolean;
         };
+        EnvelopeListAccount: {
+            data: components["schemas"]["Account"][] | null;
+            success: boolean;
+        };
         EnvelopeListBackupRecord: {
             data: components["schemas"]["BackupRecord"][] | null;
             success: boolean;
@@ -3703,6 +3911,10 @@ export interface components {
             data: components["schemas"]["TemplateOut"][] | null;
             success: boolean;
         };
+        EnvelopeListToken: {
+            data: components["schemas"]["Token"][] | null;
+            success: boolean;
+        };
         EnvelopeListView: {
             data: components["schemas"]["ListView"];
             success: boolean;
@@ -3725,6 +3937,10 @@ export interface components {
         };
         EnvelopeMenuView: {
             data: components["schemas"]["MenuView"];
+            success: boolean;
+        };
+        EnvelopeNewToken: {
+            data: components["schemas"]["NewToken"];
             success: boolean;
         };
         EnvelopeNode: {
@@ -4867,6 +5083,12 @@ export interface components {
             items: components["schemas"]["Item"][] | null;
             settings: components["schemas"]["Settings"];
         };
+        NewAccount: {
+            displayName?: string;
+            /** @description give the account the administrator role */
+            isCoreAdmin?: boolean;
+            login: string;
+        };
         NewEventReceiver: {
             /** @description notifications.sendEventEmail: to (address or list), subject, text with {{eventName}} {{userLogin}} {{userId}} {{resourceType}} {{resourceId}} {{details}}; optional listId */
             config: {
@@ -4888,6 +5110,30 @@ export interface components {
             title: string;
             /** Format: uuid */
             uploadToken: string;
+        };
+        NewToken: {
+            /** Format: uuid */
+            accountId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description the token's first characters, to recognise it */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            scope: "read" | "write";
+            /** @description the bearer token; shown only in this answer */
+            token: string;
         };
         Node: {
             /** Format: date-time */
@@ -4989,6 +5235,11 @@ export interface components {
             total: number;
             /** Format: int64 */
             totalPages: number;
+        };
+        PagedEnvelopeListAttemptPageMeta: {
+            data: components["schemas"]["Attempt"][] | null;
+            meta: components["schemas"]["PageMeta"];
+            success: boolean;
         };
         PagedEnvelopeListBackupRecordPageMeta: {
             data: components["schemas"]["BackupRecord"][] | null;
@@ -6063,6 +6314,38 @@ export interface components {
             /** @description one install result per module of the template, in catalog order */
             modules: components["schemas"]["Result"][] | null;
             templateId: string;
+        };
+        Token: {
+            /** Format: uuid */
+            accountId: string;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description updated at most once a minute
+             */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description the token's first characters, to recognise it */
+            prefix: string;
+            /** Format: date-time */
+            revokedAt: string | null;
+            /** @enum {string} */
+            scope: "read" | "write";
+        };
+        TokenRequest: {
+            /**
+             * Format: date-time
+             * @description RFC 3339; omitted = no expiry; must be in the future
+             */
+            expiresAt?: string;
+            name: string;
+            /** @enum {string} */
+            scope: "read" | "write";
         };
         UpdateCheckResult: {
             canUpgradeOnline: boolean;
@@ -8160,6 +8443,505 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnvelopeIndexClearResult"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    listServiceAccounts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeListAccount"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    createServiceAccount: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewAccount"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeAccount"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    listServiceTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description service account (user) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeListToken"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    createServiceToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /** @description service account (user) id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeNewToken"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    revokeServiceToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description service account (user) id */
+                id: string;
+                /** @description token id */
+                tokenId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeAny"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
@@ -11391,6 +12173,190 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnvelopeAny"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description page number, from 1 */
+                page?: number;
+                /** @description page size, 1-500 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description receiver id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PagedEnvelopeListAttemptPageMeta"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    testWebhookReceiver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description receiver id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeAttempt"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */

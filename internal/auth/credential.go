@@ -1,0 +1,36 @@
+package auth
+
+import (
+	"context"
+)
+
+// Credential describes a bearer credential other than a session token (a
+// service token, an app password) that authenticated the caller.
+type Credential struct {
+	Kind     string // e.g. "service_token"
+	ID       string
+	Name     string
+	ReadOnly bool // writes are refused (scope read)
+}
+
+// TokenResolver turns a bearer token of its own kind into a principal:
+// ok=false when the token is not of its kind (the next resolver, then the
+// session JWT check, gets it); an error when it is, but is not valid.
+type TokenResolver func(ctx context.Context, token string) (p *Principal, ok bool, err error)
+
+// AddTokenResolver registers a resolver for bearer tokens that are not
+// session tokens; each is asked in order before the JWT check.
+func (s *Service) AddTokenResolver(r TokenResolver) { s.resolvers = append(s.resolvers, r) }
+
+// authenticateToken is Authenticate preceded by the registered resolvers
+// (bearer header only: the session cookie only ever carries a session token).
+func (s *Service) authenticateToken(ctx context.Context, tok string, fromCookie bool) (*Principal, error) {
+	if !fromCookie {
+		for _, r := range s.resolvers {
+			if p, ok, err := r(ctx, tok); ok || err != nil {
+				return p, err
+			}
+		}
+	}
+	return s.Authenticate(ctx, tok)
+}

@@ -1,0 +1,15 @@
+package pages
+
+import (
+	"context"
+
+	"coreportal/internal/auth"
+	"coreportal/internal/outbox"
+)
+
+// emit records a page event (page.created, page.updated, page.deleted) in
+// the change's transaction for event receivers and webhooks.
+func (s *Service) emit(ctx context.Context, name string, pg *Page, p *auth.Principal) error {
+	return outbox.Write(ctx, s.db, outbox.Event{Name: name, ResourceType: Kind, ResourceID: pg.ID, ScopeID: pg.NodeID,
+		ActorID: p.UserID, Payload: map[string]any{"nodeId": pg.NodeID, "page": pg}})
+}

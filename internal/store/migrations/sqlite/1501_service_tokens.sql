@@ -1,0 +1,21 @@
+-- Service accounts and their API tokens (package servicetokens). A service
+-- account is a users row marked here; a token is kept as its SHA-256 only.
+CREATE TABLE service_accounts (
+    user_id    TEXT PRIMARY KEY,
+    created_by TEXT,
+    created_at TIMESTAMP NOT NULL
+);
+CREATE TABLE service_tokens (
+    id           TEXT PRIMARY KEY,
+    user_id      TEXT NOT NULL,
+    name         TEXT NOT NULL,
+    scope        TEXT NOT NULL,
+    token_hash   TEXT NOT NULL UNIQUE,
+    prefix       TEXT NOT NULL,
+    expires_at   TIMESTAMP,
+    revoked_at   TIMESTAMP,
+    last_used_at TIMESTAMP,
+    created_by   TEXT,
+    created_at   TIMESTAMP NOT NULL
+);
+CREATE INDEX service_tokens_user ON service_tokens(user_id);
