@@ -20,6 +20,8 @@ type Principal struct {
 	TokenID      string
 	TokenVersion int
 	ExpiresAt    time.Time
+	// ReadOnly: signed in with a read-only app password (writes refused).
+	ReadOnly bool
 }
 
 type principalKey struct{}

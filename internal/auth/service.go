@@ -50,6 +50,7 @@ type Service struct {
 	hashing     chan struct{}
 	proxies     []netip.Prefix
 	publicHTTPS bool
+	appTokens   AppTokens // app passwords as bearer tokens (apptoken.go)
 }
 
 // NewService wires the sign-in service: the throttle and the deny-list of
@@ -170,6 +171,9 @@ func (s *Service) localAccount(ctx context.Context, login, password string) (Acc
 // token generation (password change or reset, deactivation, loss of the
 // administrator role) are refused.
 func (s *Service) Authenticate(ctx context.Context, token string) (*Principal, error) {
+	if s.appTokens != nil && strings.HasPrefix(token, AppTokenPrefix) {
+		return s.appTokens(ctx, token)
+	}
 	c, err := s.tokens.Verify(token)
 	if err != nil {
 		return nil, fault.Unauthorized("invalid or expired token")
