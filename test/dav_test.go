@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -39,7 +40,7 @@ func TestDAVLibraryRights(t *testing.T) {
 			}
 		}
 		f.admin.Do(t, "PATCH", f.path("/files/%v/permission-settings", secretNo), map[string]any{"inheritFromParent": false}).Expect(t, 200)
-		grantLib(t, f.admin, "library", f.libID, readerID, "view", nil)
+		grantLib(t, f.admin, "node", f.nodeID, readerID, "view", nil)
 
 		if got := admin.names(t, root); !reflect.DeepEqual(got, []string{"report.txt", "secret"}) {
 			t.Fatalf("admin sees %v", got)
@@ -47,7 +48,7 @@ func TestDAVLibraryRights(t *testing.T) {
 		if got := reader.names(t, root); !reflect.DeepEqual(got, []string{"report.txt"}) {
 			t.Fatalf("reader sees %v", got)
 		}
-		if got := reader.names(t, "/"); !reflect.DeepEqual(got, []string{"davlib-node"}) {
+		if got := reader.names(t, "/"); !slices.Contains(got, "davlib-node") {
 			t.Fatalf("reader's root %v", got)
 		}
 		reader.expect(t, 404, "GET", root+"secret/plan.txt", "", nil)
@@ -94,7 +95,7 @@ func TestDAVLibraryRights(t *testing.T) {
 		writer.Do(t, "DELETE", f.path("/files/%v", report["id"]), nil).Expect(t, 423, "FILE_LOCKED")
 		davUser{s, "davwriter", "password-davwriter"}.expect(t, 423, "PUT", root+"report.txt", "over dav", nil)
 		// the holder writes with the token, then unlocks
-		admin.expect(t, 204, "PUT", root+"report.txt", "third", map[string]string{"If": "(" + hdr.Get("Lock-Token") + ")"})
+		admin.expect(t, 201, "PUT", root+"report.txt", "third", map[string]string{"If": "(" + hdr.Get("Lock-Token") + ")"})
 		admin.expect(t, 204, "UNLOCK", root+"report.txt", "", map[string]string{"Lock-Token": hdr.Get("Lock-Token")})
 		f.upload(t, writer, "", "report.txt", "", []byte("fourth")).Expect(t, 200)
 
@@ -124,7 +125,7 @@ func TestDAVAppPasswords(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		f := newLibFixture(t, s, "davapp")
 		c, uid := s.CreateUser(t, "davapp", false)
-		grantLib(t, f.admin, "library", f.libID, uid, "edit", nil)
+		grantLib(t, f.admin, "node", f.nodeID, uid, "edit", nil)
 		rw := c.Do(t, "POST", "/auth/app-passwords", map[string]any{"name": "laptop", "scope": "read-write"}).Expect(t, 201).Map(t)
 		ro := c.Do(t, "POST", "/auth/app-passwords", map[string]any{"name": "script", "scope": "read-only"}).Expect(t, 201).Map(t)
 		pw := rw["password"].(string)

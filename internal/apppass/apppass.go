@@ -60,8 +60,8 @@ type AppPassword struct {
 	LastUsedAt *time.Time `json:"lastUsedAt" doc:"null until first used (updated at most once a minute)"`
 }
 
-// Created is the answer of Create: the record and the password, shown once.
-type Created struct {
+// AppPasswordCreated is the answer of Create: the record and the password, shown once.
+type AppPasswordCreated struct {
 	AppPassword
 	Password string `json:"password" doc:"the app password; shown only in this answer"`
 }
@@ -95,33 +95,33 @@ func random(n int) string {
 
 // Create makes an app password of the caller. It needs a session signed in
 // with the real password (an app password cannot make others).
-func (s *Service) Create(ctx context.Context, p *auth.Principal, name, scope string) (Created, error) {
+func (s *Service) Create(ctx context.Context, p *auth.Principal, name, scope string) (AppPasswordCreated, error) {
 	if p.TokenID == "" {
-		return Created{}, fault.Forbidden("app passwords are created from a signed-in session, not with an app password")
+		return AppPasswordCreated{}, fault.Forbidden("app passwords are created from a signed-in session, not with an app password")
 	}
 	name = strings.TrimSpace(name)
 	if name == "" || utf8.RuneCountInString(name) > 100 {
-		return Created{}, fault.Validation("name", "name must have 1 to 100 characters")
+		return AppPasswordCreated{}, fault.Validation("name", "name must have 1 to 100 characters")
 	}
 	if scope != ReadOnly && scope != ReadWrite {
-		return Created{}, fault.Validation("scope", "scope must be read-only or read-write")
+		return AppPasswordCreated{}, fault.Validation("scope", "scope must be read-only or read-write")
 	}
 	var n int
 	if err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT count(*) FROM app_passwords WHERE user_id = ?`, p.UserID).Scan(&n); err != nil {
-		return Created{}, err
+		return AppPasswordCreated{}, err
 	}
 	if n >= maxPerUser {
-		return Created{}, fault.Conflict("at most %d app passwords per user; revoke one first", maxPerUser)
+		return AppPasswordCreated{}, fault.Conflict("at most %d app passwords per user; revoke one first", maxPerUser)
 	}
 	id := strings.ToLower(strings.NewReplacer("-", "a", "_", "b").Replace(random(9)))
 	token := auth.AppTokenPrefix + id + "_" + random(32)
 	now := s.now().UTC().Truncate(time.Microsecond)
 	if _, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO app_passwords (id, user_id, name, scope, hash, addresses, created_at) VALUES (?, ?, ?, ?, ?, '[]', ?)`,
 		id, p.UserID, name, scope, hash(token), now); err != nil {
-		return Created{}, fmt.Errorf("store app password: %w", err)
+		return AppPasswordCreated{}, fmt.Errorf("store app password: %w", err)
 	}
 	audit.Record(ctx, audit.Entry{Action: ActionCreate, ResourceType: "app_password", ResourceID: id, Details: map[string]any{"name": name, "scope": scope}})
-	return Created{AppPassword: AppPassword{ID: id, Name: name, Scope: scope, CreatedAt: now}, Password: token}, nil
+	return AppPasswordCreated{AppPassword: AppPassword{ID: id, Name: name, Scope: scope, CreatedAt: now}, Password: token}, nil
 }
 
 // List returns the caller's app passwords, newest first.

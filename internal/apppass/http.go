@@ -16,14 +16,14 @@ type Handler struct{ svc *Service }
 // NewHandler builds the handler.
 func NewHandler(s *Service) *Handler { return &Handler{svc: s} }
 
-type createIn struct {
+type appPasswordCreateIn struct {
 	Body struct {
 		Name  string `json:"name" minLength:"1" maxLength:"100" doc:"what the password is for (a device, a script)"`
 		Scope string `json:"scope" enum:"read-only,read-write" doc:"read-only: reads only (writes answer 403); read-write: what the user may do"`
 	}
 }
 
-type idIn struct {
+type appPasswordIDIn struct {
 	ID string `path:"id" maxLength:"64"`
 }
 
@@ -44,7 +44,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, d, h.revoke)
 }
 
-func (h *Handler) create(ctx context.Context, in *createIn) (*web.Out[Created], error) {
+func (h *Handler) create(ctx context.Context, in *appPasswordCreateIn) (*web.Out[AppPasswordCreated], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err
@@ -68,7 +68,7 @@ func (h *Handler) list(ctx context.Context, _ *struct{}) (*web.Out[[]AppPassword
 	return web.OK(l), nil
 }
 
-func (h *Handler) revoke(ctx context.Context, in *idIn) (*web.Out[any], error) {
+func (h *Handler) revoke(ctx context.Context, in *appPasswordIDIn) (*web.Out[any], error) {
 	p, err := auth.Require(ctx)
 	if err != nil {
 		return nil, err

@@ -34,13 +34,14 @@ type Services struct {
 // see it. It caches what it resolved, so that a PROPFIND of a folder reads
 // the folder once and not once per child.
 type FS struct {
-	svc      *Services
-	p        *auth.Principal
-	r        *http.Request
-	cache    map[string]*res
-	nodeList []*nodes.Node
-	props    map[string]map[xml.Name]webdav.Property // dead properties read ahead, by resource id
-	failed   error                                   // the last service error (mapped to the answer's status)
+	svc         *Services
+	p           *auth.Principal
+	r           *http.Request
+	cache       map[string]*res
+	nodeList    []*nodes.Node
+	props       map[string]map[xml.Name]webdav.Property // dead properties read ahead, by resource id
+	failed      error                                   // the last service error (mapped to the answer's status)
+	lockCreated bool                                    // a LOCK made an empty file at an unmapped URL
 }
 
 func newFS(svc *Services, p *auth.Principal, r *http.Request) *FS {

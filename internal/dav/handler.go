@@ -110,16 +110,31 @@ func writeMethod(m string) bool {
 // where webdav's handler would answer a generic one.
 type statusWriter struct {
 	http.ResponseWriter
-	fs *FS
+	fs    *FS
+	wrote bool
 }
 
 func (s *statusWriter) WriteHeader(code int) {
+	if s.wrote {
+		return
+	}
+	s.wrote = true
 	if code >= 400 && s.fs.failed != nil {
 		if st := statusOf(s.fs.failed); st != 0 {
 			code = st
 		}
 	}
+	if code == http.StatusOK && s.fs.lockCreated {
+		code = http.StatusCreated // a LOCK of an unmapped URL made the file
+	}
 	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusWriter) Write(b []byte) (int, error) {
+	if !s.wrote {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
 }
 
 func (s *statusWriter) Unwrap() http.ResponseWriter { return s.ResponseWriter }

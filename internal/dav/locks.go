@@ -130,6 +130,7 @@ func (l *lockSys) Create(_ time.Time, d webdav.LockDetails) (string, error) {
 		if err != nil {
 			return "", err
 		}
+		l.fs.lockCreated = true
 	} else if err != nil {
 		return "", err
 	}
