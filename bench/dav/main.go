@@ -81,14 +81,16 @@ func main() {
 	fmt.Printf("database %s, server pid %d; seeded %d files in %.1f s\n", dbName, cmd.Process.Pid, *files, time.Since(start).Seconds())
 	api(base, token, "POST", "/admin/users", map[string]any{"login": "reader", "password": "reader-password-1", "displayName": "Reader", "email": "r@example.com"})
 	uid := loginUser(base, "reader", "reader-password-1")
-	api(base, token, "POST", "/permissions", map[string]any{"resourceType": "library", "resourceId": lib, "principalType": "user", "principalId": uid, "permissionLevel": "view"})
+	api(base, token, "POST", "/permissions", map[string]any{"resourceType": "node", "resourceId": node, "principalType": "user", "principalId": uid, "permissionLevel": "view"})
 	for _, who := range [][2]string{{"admin", adminPassword}, {"reader", "reader-password-1"}} {
 		var lat []time.Duration
+		var ticks int
 		for i := 0; i < *requests+3; i++ {
-			t0 := time.Now()
+			t0, c0 := time.Now(), benchkit.CPUTicks(cmd.Process.Pid)
 			n := propfind(base+"/dav/bench/bench/big/", who[0], who[1])
 			if i >= 3 {
 				lat = append(lat, time.Since(t0))
+				ticks += benchkit.CPUTicks(cmd.Process.Pid) - c0
 			}
 			if n != *files+1 {
 				log.Fatalf("PROPFIND as %s: %d responses, want %d", who[0], n, *files+1)
@@ -96,7 +98,9 @@ func main() {
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 		q := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000 }
-		fmt.Printf("PROPFIND Depth: 1 of %d files as %s: p50 %.0f ms, p95 %.0f ms, max %.0f ms (%d requests)\n", *files, who[0], q(0.5), q(0.95), q(1), len(lat))
+		load, _ := os.ReadFile("/proc/loadavg")
+		fmt.Printf("PROPFIND Depth: 1 of %d files as %s: p50 %.0f ms, p95 %.0f ms, max %.0f ms, server CPU %.0f ms per request (%d requests; load %s)\n",
+			*files, who[0], q(0.5), q(0.95), q(1), float64(ticks*10)/float64(len(lat)), len(lat), strings.Fields(string(load))[0])
 	}
 	if *sizeMB > 0 {
 		put(base, cmd.Process.Pid, int64(*sizeMB)<<20)
@@ -123,10 +127,11 @@ func put(base string, pid int, size int64) {
 	t0 := time.Now()
 	resp, err := http.DefaultClient.Do(req)
 	benchkit.Must(err)
+	msg, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	took := time.Since(t0)
 	if resp.StatusCode != 201 {
-		log.Fatalf("PUT: %d", resp.StatusCode)
+		log.Fatalf("PUT: %d %s", resp.StatusCode, msg)
 	}
 	hwm := benchkit.ProcKB(pid, "VmHWM")
 	fmt.Printf("PUT %d MB: %.1f s (%.0f MB/s); RSS before %.1f MB, peak before %.1f MB, peak after %.1f MB, growth over the RSS before %.1f MB\n",

@@ -7,6 +7,7 @@
 package dav
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -60,9 +62,18 @@ func New(svc *Services, a *auth.Service, apps AppPasswords, locks *filelock.Stor
 
 // Mount adds /dav/ to mux (every method).
 func (h *Handler) Mount(mux *http.ServeMux) {
-	mux.Handle(Prefix+"/", h)
-	mux.Handle(Prefix, http.RedirectHandler(Prefix+"/", http.StatusMovedPermanently))
+	// per method: a pattern of every method would conflict with "GET /" of the console
+	for _, m := range methods {
+		mux.Handle(m+" "+Prefix+"/", h)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodHead, http.MethodOptions, "PROPFIND"} {
+		mux.Handle(m+" "+Prefix, http.RedirectHandler(Prefix+"/", http.StatusMovedPermanently))
+	}
 }
+
+// methods are those of WebDAV class 1 and 2.
+var methods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions,
+	"MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "PROPFIND", "PROPPATCH"}
 
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("MS-Author-Via", "DAV")
@@ -80,6 +91,12 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusCreated)
 		return
 	}
+	var body []byte
+	if r.Method == "PROPFIND" || r.Method == "PROPPATCH" {
+		if body, ok = checkXMLBody(w, r); !ok {
+			return
+		}
+	}
 	if r.Method == "PROPFIND" {
 		// as Nextcloud (sabre/dav): no Depth and Depth: infinity are answered as Depth: 1
 		if d := strings.TrimSpace(r.Header.Get("Depth")); d == "" || strings.EqualFold(d, "infinity") {
@@ -89,6 +106,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := auth.WithPrincipal(r.Context(), p)
 	r = r.WithContext(ctx)
 	fs := newFS(h.svc, p, r)
+	if r.Method == "PROPFIND" && h.fastPropfind(w, r, fs, body) {
+		return
+	}
 	dh := &webdav.Handler{Prefix: Prefix, FileSystem: fs, LockSystem: &lockSys{fs: fs, ctx: ctx, method: r.Method, store: h.locks},
 		Logger: func(r *http.Request, err error) {
 			if err != nil && !fault.Is(err, fault.CodeNotFound) {
@@ -243,4 +263,31 @@ func challenge(w http.ResponseWriter, msg string) {
 func loopback(addr string) bool {
 	ip := net.ParseIP(addr)
 	return ip != nil && ip.IsLoopback()
+}
+
+// maxXMLBody bounds PROPFIND and PROPPATCH bodies (read whole to check them).
+const maxXMLBody = 1 << 20
+
+// badNSDecl is an empty prefixed namespace declaration (xmlns:p=""), not
+// allowed by Namespaces in XML 1.0 and not refused by encoding/xml.
+var badNSDecl = regexp.MustCompile(`xmlns:[^\s=/>]+\s*=\s*(""|'')`)
+
+// checkXMLBody reads a PROPFIND or PROPPATCH body and refuses (400) one
+// declaring an empty namespace prefix, (413) one over 1 MiB.
+func checkXMLBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxXMLBody+1))
+	if err != nil {
+		http.Error(w, "cannot read the body", http.StatusBadRequest)
+		return nil, false
+	}
+	if len(body) > maxXMLBody {
+		http.Error(w, "the body is larger than 1 MiB", http.StatusRequestEntityTooLarge)
+		return nil, false
+	}
+	if badNSDecl.Match(body) {
+		http.Error(w, "invalid namespace declaration", http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -70,6 +71,9 @@ func (l *lockSys) covering(name string) ([]*filelock.Lock, error) {
 // Confirm checks that the If header's tokens name locks of this user that
 // cover name0 and name1 (as webdav's memory lock system does).
 func (l *lockSys) Confirm(_ time.Time, name0, name1 string, conditions ...webdav.Condition) (func(), error) {
+	if !l.etagsHold(name0, conditions) {
+		return nil, webdav.ErrConfirmationFailed
+	}
 	for _, name := range []string{name0, name1} {
 		if name == "" {
 			continue
@@ -209,4 +213,25 @@ func (l *lockSys) Unlock(_ time.Time, token string) error {
 		return err
 	}
 	return nil
+}
+
+// etagsHold checks the If list's entity-tag conditions against the current
+// ETag of name (the resource the list is tagged with, or the request's).
+func (l *lockSys) etagsHold(name string, conditions []webdav.Condition) bool {
+	cur := ""
+	if name != "" {
+		if r, err := l.fs.resolve(l.ctx, name); err == nil {
+			cur, _ = info{r}.ETag(l.ctx)
+		}
+	}
+	for _, c := range conditions {
+		if c.ETag == "" {
+			continue
+		}
+		same := cur != "" && strings.Trim(strings.TrimPrefix(c.ETag, "W/"), `"`) == strings.Trim(cur, `"`)
+		if same == c.Not {
+			return false
+		}
+	}
+	return true
 }
