@@ -81,7 +81,7 @@ func TestDAVLibraryRights(t *testing.T) {
 
 		// a WebDAV lock: the API's upload by another user answers 423 naming the holder
 		_, writerID := s.CreateUser(t, "davwriter", false)
-		grantLib(t, f.admin, "library", f.libID, writerID, "edit", nil)
+		grantLib(t, f.admin, "node", f.nodeID, writerID, "edit", nil)
 		writer := s.Login(t, "davwriter", "password-davwriter")
 		lockBody := `<?xml version="1.0"?><D:lockinfo xmlns:D="DAV:"><D:lockscope><D:exclusive/></D:lockscope><D:locktype><D:write/></D:locktype><D:owner>admin</D:owner></D:lockinfo>`
 		st, hdr, raw := admin.do(t, "LOCK", root+"report.txt", strings.NewReader(lockBody), map[string]string{"Depth": "0", "Timeout": "Second-600", "Content-Type": "application/xml"})

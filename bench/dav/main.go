@@ -35,6 +35,16 @@ import (
 
 const adminPassword = "bench-password-1"
 
+// server is stopped by fatalf too (log.Fatalf skips deferred calls).
+var server *exec.Cmd
+
+func fatalf(format string, args ...any) {
+	if server != nil && server.Process != nil {
+		_ = server.Process.Kill()
+	}
+	log.Fatalf(format, args...)
+}
+
 func main() {
 	dbFlag := flag.String("db", "sqlite", "sqlite, or a PostgreSQL admin URL (a fresh database is created)")
 	files := flag.Int("files", 10_000, "files in the listed folder")
@@ -69,6 +79,7 @@ func main() {
 		"CORE_MAX_UPLOAD_MB="+strconv.Itoa(*sizeMB+16))
 	cmd.Stderr = os.Stderr
 	benchkit.Must(cmd.Start())
+	server = cmd
 	defer func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }()
 	base := "http://" + addr
 	benchkit.WaitHealth(base)
@@ -93,7 +104,7 @@ func main() {
 				ticks += benchkit.CPUTicks(cmd.Process.Pid) - c0
 			}
 			if n != *files+1 {
-				log.Fatalf("PROPFIND as %s: %d responses, want %d", who[0], n, *files+1)
+				fatalf("PROPFIND as %s: %d responses, want %d", who[0], n, *files+1)
 			}
 		}
 		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
@@ -131,7 +142,7 @@ func put(base string, pid int, size int64) {
 	resp.Body.Close()
 	took := time.Since(t0)
 	if resp.StatusCode != 201 {
-		log.Fatalf("PUT: %d %s", resp.StatusCode, msg)
+		fatalf("PUT: %d %s", resp.StatusCode, msg)
 	}
 	hwm := benchkit.ProcKB(pid, "VmHWM")
 	fmt.Printf("PUT %d MB: %.1f s (%.0f MB/s); RSS before %.1f MB, peak before %.1f MB, peak after %.1f MB, growth over the RSS before %.1f MB\n",
@@ -147,7 +158,7 @@ func propfind(url, user, pwd string) int {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 207 {
-		log.Fatalf("PROPFIND: %d %s", resp.StatusCode, b)
+		fatalf("PROPFIND: %d %s", resp.StatusCode, b)
 	}
 	return bytes.Count(b, []byte("<D:response>"))
 }
@@ -168,7 +179,7 @@ func api(base, token, method, path string, body any) map[string]any {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode >= 300 {
-		log.Fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
+		fatalf("%s %s: %d %s", method, path, resp.StatusCode, b)
 	}
 	var env struct{ Data map[string]any }
 	_ = json.Unmarshal(b, &env)
