@@ -134,6 +134,7 @@ func put(base string, pid int, size int64) {
 	}()
 	req, _ := http.NewRequest("PUT", base+"/dav/bench/bench/big.bin", pr)
 	req.ContentLength = size
+	req.Header.Set("Content-Type", "application/octet-stream")
 	req.SetBasicAuth("admin", adminPassword)
 	t0 := time.Now()
 	resp, err := http.DefaultClient.Do(req)
