@@ -225,6 +225,7 @@ func (a *app) routes() (http.Handler, error) {
 	listsHTTP := lists.NewHandler(a.lists)
 	a.mountLists(mux, listsHTTP)
 	a.mountLibraries(mux, api)
+	a.mountDAV(mux, api)
 	a.mountSurveys(api, mux)
 	a.mountModules(api, mux)
 	for _, r := range []interface{ Register(huma.API) }{

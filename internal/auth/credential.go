@@ -13,6 +13,13 @@ type Credential struct {
 	ReadOnly bool // writes are refused (scope read)
 }
 
+// CredentialAppPassword is the Kind of an app password (internal/apppass).
+const CredentialAppPassword = "app_password"
+
+// ReadOnlyCredential reports whether p signed in with a read-only
+// credential (an app password or service token of scope read).
+func (p *Principal) ReadOnlyCredential() bool { return p.Credential != nil && p.Credential.ReadOnly }
+
 // TokenResolver turns a bearer token of its own kind into a principal:
 // ok=false when the token is not of its kind (the next resolver, then the
 // session JWT check, gets it); an error when it is, but is not valid.

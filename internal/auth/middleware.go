@@ -50,6 +50,8 @@ func (s *Service) Middleware(next http.Handler) http.Handler {
 			p, err := s.authenticateToken(ctx, tok, fromCookie)
 			if err != nil {
 				ctx = context.WithValue(ctx, credErrKey{}, err)
+			} else if err := readOnlyWrite(p, r); err != nil {
+				ctx = context.WithValue(ctx, credErrKey{}, err)
 			} else {
 				ctx = WithPrincipal(ctx, p)
 			}

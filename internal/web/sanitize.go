@@ -32,7 +32,8 @@ func Sanitize(next http.Handler) http.Handler {
 		}
 		canonicalPath(r)
 		canonicalQuery(r)
-		if r.Body != nil && r.ContentLength != 0 && isJSON(r.Header.Get("Content-Type")) {
+		// bodies of the API only: WebDAV (/dav/) streams files, typeless or not
+		if r.Body != nil && r.ContentLength != 0 && strings.HasPrefix(r.URL.Path, Prefix+"/") && isJSON(r.Header.Get("Content-Type")) {
 			body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
 			if err != nil {
 				var be *BodyError
