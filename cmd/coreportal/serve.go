@@ -29,6 +29,7 @@ import (
 	"coreportal/internal/modules"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
+	"coreportal/internal/preview"
 	"coreportal/internal/privfs"
 	"coreportal/internal/release"
 	"coreportal/internal/search"
@@ -69,6 +70,8 @@ type app struct {
 
 	// document libraries (serve_libraries.go)
 	libraries *libraries.Service
+	// previews of library files (serve_previews.go)
+	previews *preview.Renderer
 
 	// search index (serve_search.go)
 	search *search.Service
@@ -178,6 +181,7 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 		return nil, err
 	}
 	a.buildSearch()
+	a.buildPreviews()
 	a.buildDashboard()
 	return a, nil
 }

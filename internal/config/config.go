@@ -81,6 +81,12 @@ type Config struct {
 	// UploadSweepAge is the age past which unfinished multipart uploads and
 	// temporary files of interrupted writes are removed (CORE_UPLOAD_SWEEP_AGE).
 	UploadSweepAge time.Duration
+	// PreviewSoffice is the LibreOffice binary of PDF and Office previews
+	// (CORE_PREVIEW_SOFFICE: empty = soffice from PATH, off = none);
+	// PreviewTimeout and PreviewMemoryMB bound one conversion.
+	PreviewSoffice  string
+	PreviewTimeout  time.Duration
+	PreviewMemoryMB int
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -141,6 +147,9 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	c.LiveRecheck = durVar(env("CORE_LIVE_RECHECK_INTERVAL", "30s"), "CORE_LIVE_RECHECK_INTERVAL", &errs)
 	c.JobLease = durVar(env("CORE_JOB_LEASE", "30s"), "CORE_JOB_LEASE", &errs)
 	c.JobHeartbeat = durVar(env("CORE_JOB_HEARTBEAT", "10s"), "CORE_JOB_HEARTBEAT", &errs)
+	c.PreviewSoffice = env("CORE_PREVIEW_SOFFICE", "")
+	c.PreviewTimeout = durVar(env("CORE_PREVIEW_TIMEOUT", "60s"), "CORE_PREVIEW_TIMEOUT", &errs)
+	c.PreviewMemoryMB = intVar(env("CORE_PREVIEW_MEMORY_MB", "2048"), "CORE_PREVIEW_MEMORY_MB", &errs)
 	c.UploadSweepAge = durVar(env("CORE_UPLOAD_SWEEP_AGE", "24h"), "CORE_UPLOAD_SWEEP_AGE", &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)
 	if err := c.LogLevel.UnmarshalText([]byte(env("CORE_LOG_LEVEL", "info"))); err != nil {
