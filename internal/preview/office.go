@@ -1,6 +1,7 @@
 package preview
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,9 +18,9 @@ import (
 
 // office runs LibreOffice conversions.
 type office struct {
-	bin     string   // soffice
-	prlimit string   // prlimit, "" when missing (the time limit still holds)
-	unshare []string // the network-namespace prefix, nil when the system refuses one
+	bin     string        // soffice
+	prlimit string        // prlimit, "" when missing (the time limit still holds)
+	unshare []string      // the network-namespace prefix, nil when the system refuses one
 	sem     chan struct{} // conversions running at once on this instance
 }
 
@@ -108,15 +109,7 @@ func (o *office) render(ctx context.Context, path, kind string, lim Limits) (*Re
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, "page-*.png")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	if _, err := f.Write(png); err != nil {
-		return nil, err
-	}
-	if res.PNG, err = scale(f, lim); err != nil {
+	if res.PNG, err = scale(bytes.NewReader(png), lim); err != nil {
 		return nil, err
 	}
 	return res, nil
