@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/fault"
+	"coreportal/internal/filelock"
 	"coreportal/internal/libraries"
 	"coreportal/internal/recyclebin"
 	"coreportal/internal/routes"
@@ -17,6 +18,7 @@ import (
 func (a *app) buildLibraries() {
 	bin := a.access.recycleBin
 	a.libraries = libraries.NewService(a.db, a.acl, a.nodes, a.blobs, a.cfg.MaxUploadBytes, libraryBin{bin}, subjects{a})
+	a.libraries.UseLocks(filelock.New(a.db))
 	bin.RegisterKind("library",
 		func(ctx context.Context, e recyclebin.Entry) error { return a.libraries.RestoreLibrary(ctx, e.Payload) },
 		func(ctx context.Context, e recyclebin.Entry) error { return a.libraries.PurgeLibrary(ctx, e.Payload) })

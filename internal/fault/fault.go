@@ -18,6 +18,7 @@ const (
 	CodeConflict     Code = "CONFLICT"
 	CodeTooLarge     Code = "PAYLOAD_TOO_LARGE"
 	CodeReadOnly     Code = "LICENSE_READ_ONLY"
+	CodeFileLocked   Code = "FILE_LOCKED"
 	CodeRateLimited  Code = "RATE_LIMITED"
 	CodeUnavailable  Code = "UNAVAILABLE"
 	CodeUpdateBlock  Code = "UPDATE_BLOCKED"

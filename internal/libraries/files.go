@@ -194,6 +194,9 @@ func (s *Service) UpdateFile(ctx context.Context, p *auth.Principal, libraryID, 
 	if err != nil {
 		return FileOut{}, err
 	}
+	if err := s.checkLock(ctx, p, f.GUID); err != nil {
+		return FileOut{}, err
+	}
 	var dest *acl.Ref
 	if in.Name != nil {
 		if f.Name, err = checkName(*in.Name); err != nil {

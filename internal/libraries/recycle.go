@@ -44,6 +44,9 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 		if err := s.guardSubtree(ctx, p, f, tree, acl.Delete); err != nil {
 			return err
 		}
+		if err := s.checkLocks(ctx, p, tree); err != nil {
+			return err
+		}
 		guids := make([]string, len(tree))
 		for i, t := range tree {
 			guids[i] = t.GUID

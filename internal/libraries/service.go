@@ -14,6 +14,7 @@ import (
 	"coreportal/internal/doctext"
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
+	"coreportal/internal/filelock"
 	"coreportal/internal/jobs"
 	"coreportal/internal/nodes"
 	"coreportal/internal/preview"
@@ -59,7 +60,8 @@ type Service struct {
 	subjects  Subjects
 	counts    *countCache
 	now       func() time.Time
-	index     search.Index // search index, nil when not wired
+	index     search.Index    // search index, nil when not wired
+	locks     *filelock.Store // file locks (locks.go), nil when not wired
 
 	jobs       *jobs.Queue    // text extraction jobs, nil when not wired (filetext.go)
 	textLimits doctext.Limits // bounds of one extraction

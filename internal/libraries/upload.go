@@ -172,7 +172,10 @@ func (s *Service) checkReplace(ctx context.Context, p *auth.Principal, libraryID
 	if lvl < acl.View {
 		return nameTaken(name)
 	}
-	return s.need(ctx, p, fileRef(cur.GUID), acl.Edit)
+	if err := s.need(ctx, p, fileRef(cur.GUID), acl.Edit); err != nil {
+		return err
+	}
+	return s.checkLock(ctx, p, cur.GUID)
 }
 
 // errNameRaced: a concurrent upload inserted the same new name first.

@@ -42,6 +42,9 @@ func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, library
 	if err != nil {
 		return FileOut{}, err
 	}
+	if err := s.checkLock(ctx, p, f.GUID); err != nil {
+		return FileOut{}, err
+	}
 	if _, ok := store.CanonicalUUID(strings.TrimSpace(versionID)); !ok {
 		return FileOut{}, fault.Validation("versionId", "versionId must be a UUID")
 	}

@@ -117,7 +117,7 @@ const apiDescription = `REST interface of Core Portal. Every JSON answer is the 
 Error codes: 400 VALIDATION_ERROR (malformed JSON, unknown body fields, bad UUIDs, bad query
 parameters; details.field names the field; a value the JSON decoding refuses is named by its
 property path and the JSON type expected, e.g. "maxRows: number 1e999 is out of range"), 401 UNAUTHORIZED, 403 FORBIDDEN, 404 NOT_FOUND
-(also unknown routes and wrong methods), 409 CONFLICT, 413 PAYLOAD_TOO_LARGE, 423 LICENSE_READ_ONLY,
+(also unknown routes and wrong methods), 409 CONFLICT, 413 PAYLOAD_TOO_LARGE, 423 LICENSE_READ_ONLY or FILE_LOCKED (details.holder: the user holding the lock),
 429 RATE_LIMITED, 503 UNAVAILABLE, 500 INTERNAL (the message carries a correlation id, never internals).
 
 Authentication: Authorization: Bearer <token> from POST /auth/login, or the core_token cookie.

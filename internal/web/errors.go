@@ -64,6 +64,7 @@ var statusOf = map[fault.Code]int{
 	fault.CodeConflict:     http.StatusConflict,
 	fault.CodeTooLarge:     http.StatusRequestEntityTooLarge,
 	fault.CodeReadOnly:     http.StatusLocked,
+	fault.CodeFileLocked:   http.StatusLocked,
 	fault.CodeRateLimited:  http.StatusTooManyRequests,
 	fault.CodeUnavailable:  http.StatusServiceUnavailable,
 	fault.CodeUpdateBlock:  http.StatusConflict,

@@ -63,7 +63,7 @@ var errorText = map[int]string{
 	http.StatusConflict:                     "CONFLICT: the request conflicts with the current state",
 	http.StatusRequestEntityTooLarge:        "PAYLOAD_TOO_LARGE: the body is larger than the limit",
 	http.StatusRequestedRangeNotSatisfiable: "the Range cannot be satisfied (it starts past the end)",
-	http.StatusLocked:                       "LICENSE_READ_ONLY: the licence is not valid and the portal is read-only",
+	http.StatusLocked:                       "LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them",
 	http.StatusTooManyRequests:              "RATE_LIMITED: too many requests; Retry-After says when to try again",
 	http.StatusInternalServerError:          "INTERNAL: an unexpected failure; the message carries a correlation id",
 	http.StatusServiceUnavailable:           "UNAVAILABLE: the database or another backend cannot be reached; retry later",
