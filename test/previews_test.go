@@ -6,6 +6,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -26,6 +28,26 @@ func needSoffice(t *testing.T) {
 		}
 		t.Skip("soffice is not installed")
 	}
+}
+
+// rawGet is a GET of a binary answer (the kit decodes JSON envelopes).
+func rawGet(t *testing.T, c *kit.Client, path string, status int) *kit.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", c.S.URL+"/api/v1"+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	resp, err := c.S.HTTPClient(t).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("GET %s: %d, want %d: %.200s", path, resp.StatusCode, status, b)
+	}
+	return &kit.Response{Status: resp.StatusCode, Header: resp.Header, Raw: b}
 }
 
 // pngOf is a w×h PNG.
@@ -121,7 +143,7 @@ func TestPreviews(t *testing.T) {
 			}
 		}
 		for _, g := range []map[string]any{img, pdf, doc} {
-			r := reader.Do(t, "GET", f.path("/files/%d/preview", num(g)), nil).Expect(t, 200)
+			r := rawGet(t, reader, f.path("/files/%d/preview", num(g)), 200)
 			if ct := r.Header.Get("Content-Type"); ct != "image/png" {
 				t.Fatalf("%s: content type %q", g["name"], ct)
 			}
@@ -130,7 +152,7 @@ func TestPreviews(t *testing.T) {
 				t.Errorf("%s: preview %v %+v", g["name"], err, cfg)
 			}
 		}
-		r := reader.Do(t, "GET", f.path("/files/%d/preview?format=pdf", num(doc)), nil).Expect(t, 200)
+		r := rawGet(t, reader, f.path("/files/%d/preview?format=pdf", num(doc)), 200)
 		if !bytes.HasPrefix(r.Raw, []byte("%PDF")) || r.Header.Get("Content-Type") != "application/pdf" {
 			t.Errorf("first-page PDF: %q %q", r.Header.Get("Content-Type"), r.Raw[:min(8, len(r.Raw))])
 		}
@@ -146,11 +168,11 @@ func TestPreviews(t *testing.T) {
 		v1 := versions[0]["id"].(string)
 		f.put(t, admin, "", "photo.png", pngOf(100, 300), 200)
 		previewJobs(t, admin, time.Minute)
-		r = reader.Do(t, "GET", f.path("/files/%d/preview", num(img)), nil).Expect(t, 200)
+		r = rawGet(t, reader, f.path("/files/%d/preview", num(img)), 200)
 		if cfg, _ := png.DecodeConfig(bytes.NewReader(r.Raw)); cfg.Width != 100 || cfg.Height != 300 {
 			t.Errorf("new version preview %+v", cfg)
 		}
-		r = reader.Do(t, "GET", f.path("/files/%d/preview?versionId=%s", num(img), v1), nil).Expect(t, 200)
+		r = rawGet(t, reader, f.path("/files/%d/preview?versionId=%s", num(img), v1), 200)
 		if cfg, _ := png.DecodeConfig(bytes.NewReader(r.Raw)); cfg.Width != 512 || cfg.Height != 256 {
 			t.Errorf("first version preview %+v", cfg)
 		}
@@ -220,6 +242,6 @@ func TestPreviewsWithoutLibreOffice(t *testing.T) {
 			}
 			admin.Do(t, "GET", f.path("/files/%d/preview", num(g)), nil).Expect(t, 404)
 		}
-		admin.Do(t, "GET", f.path("/files/%d/preview", num(img)), nil).Expect(t, 200)
+		rawGet(t, admin, f.path("/files/%d/preview", num(img)), 200)
 	}, "CORE_PREVIEW_SOFFICE=/nonexistent/soffice")
 }
