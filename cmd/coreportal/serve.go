@@ -39,6 +39,7 @@ import (
 	"coreportal/internal/system"
 	"coreportal/internal/users"
 	"coreportal/internal/web"
+	"coreportal/internal/wopi"
 )
 
 // app is the wired service: everything serve, api and worker need.
@@ -72,6 +73,8 @@ type app struct {
 	libraries *libraries.Service
 	// previews of library files (serve_previews.go)
 	previews *preview.Renderer
+	// WOPI host of the Office editor (serve_office.go)
+	office *wopi.Service
 
 	// search index (serve_search.go)
 	search *search.Service
@@ -182,6 +185,9 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 	}
 	a.buildSearch()
 	a.buildPreviews()
+	if err := a.buildOffice(ctx); err != nil {
+		return nil, err
+	}
 	a.buildDashboard()
 	return a, nil
 }
@@ -225,6 +231,7 @@ func (a *app) routes() (http.Handler, error) {
 	listsHTTP := lists.NewHandler(a.lists)
 	a.mountLists(mux, listsHTTP)
 	a.mountLibraries(mux, api)
+	a.mountOffice(mux, api)
 	a.mountSurveys(api, mux)
 	a.mountModules(api, mux)
 	for _, r := range []interface{ Register(huma.API) }{
