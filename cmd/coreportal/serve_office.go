@@ -22,7 +22,7 @@ func (a *app) buildOffice(ctx context.Context) error {
 		}
 		secret = s
 	}
-	a.office = wopi.New(wopi.Config{OfficeURL: a.cfg.OfficeURL, PublicURL: a.cfg.PublicURL, Secret: secret}, a.libraries, a.acl,
+	a.office = wopi.New(wopi.Config{OfficeURL: a.cfg.OfficeURL, PublicURL: a.cfg.PublicURL, Secret: secret, TokenTTL: a.cfg.OfficeTokenTTL}, a.libraries, a.acl,
 		func(ctx context.Context, id string) (*auth.Principal, error) {
 			u, err := a.users.Get(ctx, id)
 			if err != nil {

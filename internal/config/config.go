@@ -87,6 +87,8 @@ type Config struct {
 	PreviewSoffice  string
 	PreviewTimeout  time.Duration
 	PreviewMemoryMB int
+	// OfficeTokenTTL is the lifetime of a WOPI access token (CORE_OFFICE_TOKEN_TTL).
+	OfficeTokenTTL time.Duration
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -147,6 +149,7 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	c.LiveRecheck = durVar(env("CORE_LIVE_RECHECK_INTERVAL", "30s"), "CORE_LIVE_RECHECK_INTERVAL", &errs)
 	c.JobLease = durVar(env("CORE_JOB_LEASE", "30s"), "CORE_JOB_LEASE", &errs)
 	c.JobHeartbeat = durVar(env("CORE_JOB_HEARTBEAT", "10s"), "CORE_JOB_HEARTBEAT", &errs)
+	c.OfficeTokenTTL = durVar(env("CORE_OFFICE_TOKEN_TTL", "2h"), "CORE_OFFICE_TOKEN_TTL", &errs)
 	c.PreviewSoffice = env("CORE_PREVIEW_SOFFICE", "")
 	c.PreviewTimeout = durVar(env("CORE_PREVIEW_TIMEOUT", "60s"), "CORE_PREVIEW_TIMEOUT", &errs)
 	c.PreviewMemoryMB = intVar(env("CORE_PREVIEW_MEMORY_MB", "2048"), "CORE_PREVIEW_MEMORY_MB", &errs)

@@ -32,7 +32,8 @@ func Sanitize(next http.Handler) http.Handler {
 		}
 		canonicalPath(r)
 		canonicalQuery(r)
-		if r.Body != nil && r.ContentLength != 0 && isJSON(r.Header.Get("Content-Type")) {
+		// WOPI bodies are document bytes, whatever their declared type
+		if r.Body != nil && r.ContentLength != 0 && isJSON(r.Header.Get("Content-Type")) && !strings.HasPrefix(r.URL.Path, "/wopi/") {
 			body, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
 			if err != nil {
 				var be *BodyError
