@@ -29,6 +29,7 @@ import (
 	"coreportal/internal/modules"
 	"coreportal/internal/nodes"
 	"coreportal/internal/pages"
+	"coreportal/internal/preview"
 	"coreportal/internal/privfs"
 	"coreportal/internal/release"
 	"coreportal/internal/search"
@@ -39,6 +40,7 @@ import (
 	"coreportal/internal/system"
 	"coreportal/internal/users"
 	"coreportal/internal/web"
+	"coreportal/internal/wopi"
 )
 
 // app is the wired service: everything serve, api and worker need.
@@ -70,6 +72,10 @@ type app struct {
 
 	// document libraries (serve_libraries.go)
 	libraries *libraries.Service
+	// previews of library files (serve_previews.go)
+	previews *preview.Renderer
+	// WOPI host of the Office editor (serve_office.go)
+	office *wopi.Service
 
 	// search index (serve_search.go)
 	search *search.Service
@@ -182,6 +188,10 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 		return nil, err
 	}
 	a.buildSearch()
+	a.buildPreviews()
+	if err := a.buildOffice(ctx); err != nil {
+		return nil, err
+	}
 	a.buildDashboard()
 	return a, nil
 }
@@ -226,6 +236,7 @@ func (a *app) routes() (http.Handler, error) {
 	a.mountLists(mux, listsHTTP)
 	a.mountLibraries(mux, api)
 	a.mountDAV(mux, api)
+	a.mountOffice(mux, api)
 	a.mountSurveys(api, mux)
 	a.mountModules(api, mux)
 	for _, r := range []interface{ Register(huma.API) }{

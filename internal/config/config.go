@@ -83,6 +83,14 @@ type Config struct {
 	UploadSweepAge time.Duration
 	// Integrations: webhooks and CORS (integrations.go).
 	Integrations Integrations
+	// PreviewSoffice is the LibreOffice binary of PDF and Office previews
+	// (CORE_PREVIEW_SOFFICE: empty = soffice from PATH, off = none);
+	// PreviewTimeout and PreviewMemoryMB bound one conversion.
+	PreviewSoffice  string
+	PreviewTimeout  time.Duration
+	PreviewMemoryMB int
+	// OfficeTokenTTL is the lifetime of a WOPI access token (CORE_OFFICE_TOKEN_TTL).
+	OfficeTokenTTL time.Duration
 }
 
 // Load reads the environment through getenv, then applies flags from args.
@@ -143,6 +151,10 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	c.LiveRecheck = durVar(env("CORE_LIVE_RECHECK_INTERVAL", "30s"), "CORE_LIVE_RECHECK_INTERVAL", &errs)
 	c.JobLease = durVar(env("CORE_JOB_LEASE", "30s"), "CORE_JOB_LEASE", &errs)
 	c.JobHeartbeat = durVar(env("CORE_JOB_HEARTBEAT", "10s"), "CORE_JOB_HEARTBEAT", &errs)
+	c.OfficeTokenTTL = durVar(env("CORE_OFFICE_TOKEN_TTL", "2h"), "CORE_OFFICE_TOKEN_TTL", &errs)
+	c.PreviewSoffice = env("CORE_PREVIEW_SOFFICE", "")
+	c.PreviewTimeout = durVar(env("CORE_PREVIEW_TIMEOUT", "60s"), "CORE_PREVIEW_TIMEOUT", &errs)
+	c.PreviewMemoryMB = intVar(env("CORE_PREVIEW_MEMORY_MB", "2048"), "CORE_PREVIEW_MEMORY_MB", &errs)
 	c.UploadSweepAge = durVar(env("CORE_UPLOAD_SWEEP_AGE", "24h"), "CORE_UPLOAD_SWEEP_AGE", &errs)
 	loadIntegrations(env, &c, &errs)
 	c.AccessLog = boolVar(env("CORE_ACCESS_LOG", "true"), "CORE_ACCESS_LOG", &errs)

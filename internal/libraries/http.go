@@ -63,6 +63,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPatch, "/libraries/{libraryId}/files/{fileRef}/permission-settings", "setFilePermissionSettings", "Break or restore inheritance",
 		"Administrators. { inheritFromParent: false } copies the parent's effective rights as explicit records and isolates the file or folder: rights of folders, the library and nodes above no longer apply to it or anything below it. { inheritFromParent: true } drops its explicit records."+refDoc), h.setPermissionSettings)
 	h.documentStreams(api)
+	h.documentPreview(api)
 }
 
 type libraryNodeQuery struct {

@@ -51,6 +51,7 @@ func parentString(v any) string {
 func (h *Handler) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+web.Prefix+"/libraries/{libraryId}/files", h.upload)
 	mux.HandleFunc("GET "+web.Prefix+"/libraries/{libraryId}/files/{fileRef}/download", h.download)
+	mux.HandleFunc("GET "+web.Prefix+"/libraries/{libraryId}/files/{fileRef}/preview", h.preview)
 }
 
 // maxFormField bounds the small form fields read before the file part.

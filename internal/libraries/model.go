@@ -112,6 +112,8 @@ type FileOut struct {
 	UpdatedBy           string         `json:"updated_by"`
 	CreatedAt           time.Time      `json:"created_at"`
 	UpdatedAt           time.Time      `json:"updated_at"`
+	HasPreview          bool           `json:"has_preview" doc:"a preview image of the current version exists (GET .../preview); made by a background job after each upload, false until then and for files that get none"`
+	HasPreviewPDF       bool           `json:"has_preview_pdf" doc:"a first-page PDF of the current version exists (Office documents; GET .../preview?format=pdf)"`
 }
 
 // out renders a file with the values of the library's current fields only

@@ -136,9 +136,15 @@ func (s *Service) outs(ctx context.Context, l *lib, files ...*File) ([]FileOut, 
 	if err := s.shown(ctx, l, files...); err != nil {
 		return nil, err
 	}
+	flags, err := s.previewFlags(ctx, files)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]FileOut, 0, len(files))
 	for _, f := range files {
-		out = append(out, f.out(l.fields))
+		o := f.out(l.fields)
+		o.HasPreview, o.HasPreviewPDF = flags[f.VersionID][0], flags[f.VersionID][1]
+		out = append(out, o)
 	}
 	return out, nil
 }

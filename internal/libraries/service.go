@@ -17,6 +17,7 @@ import (
 	"coreportal/internal/filelock"
 	"coreportal/internal/jobs"
 	"coreportal/internal/nodes"
+	"coreportal/internal/preview"
 	"coreportal/internal/search"
 	"coreportal/internal/store"
 )
@@ -66,6 +67,9 @@ type Service struct {
 	textLimits doctext.Limits // bounds of one extraction
 	textMu     sync.Mutex
 	textSlot   time.Time // run time of the last extraction the crawler queued
+
+	previewQ *jobs.Queue       // preview jobs, nil when not wired (preview.go)
+	previews *preview.Renderer // nil when not wired
 }
 
 // NewService builds the libraries service and registers the file-number

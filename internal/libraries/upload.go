@@ -120,6 +120,9 @@ func (s *Service) Upload(ctx context.Context, p *auth.Principal, libraryID, pare
 			if err := s.queueText(ctx, f); err != nil {
 				return err
 			}
+			if err := s.queuePreview(ctx, f); err != nil {
+				return err
+			}
 			ev := "file.updated"
 			if created {
 				ev = "file.created"

@@ -93,6 +93,9 @@ func (s *Service) RestoreVersion(ctx context.Context, p *auth.Principal, library
 		if err := s.queueText(ctx, f); err != nil {
 			return err
 		}
+		if err := s.queuePreview(ctx, f); err != nil {
+			return err
+		}
 		return s.indexFile(ctx, l, f)
 	})
 	if err != nil {

@@ -17,6 +17,34 @@ type OfficeStatus struct {
 	Reachable  bool   `json:"reachable" doc:"GET {url}/healthcheck answered 2xx within 5 s"`
 	Version    string `json:"version" doc:"version reported by the document server's command service; empty when it did not say"`
 	Message    string `json:"message"`
+	// Discovery, FileTypes and ProofKey come from the WOPI host (internal/wopi).
+	Discovery bool     `json:"discovery" doc:"the document server's WOPI discovery ({url}/hosting/discovery) was read: documents can be opened in it"`
+	FileTypes []string `json:"fileTypes" doc:"file extensions the document server opens, from its discovery (empty when it cannot be read)"`
+	ProofKey  bool     `json:"proofKey" doc:"the discovery publishes a proof key; WOPI requests carrying a proof are checked with it"`
+}
+
+// OfficeDiscovery reads the Office editor's WOPI discovery: whether it
+// works, the file types it offers, whether it has a proof key, and the
+// reason when it failed.
+type OfficeDiscovery func(ctx context.Context) (ok bool, fileTypes []string, proofKey bool, problem string)
+
+// UseOfficeDiscovery wires the WOPI host's discovery into the status.
+func (s *Service) UseOfficeDiscovery(f OfficeDiscovery) { s.discovery = f }
+
+// officeDiscovery fills the discovery part of the status.
+func (s *Service) officeDiscovery(ctx context.Context, out *OfficeStatus) {
+	out.FileTypes = []string{}
+	if s.discovery == nil || !out.Configured {
+		return
+	}
+	ok, types, proof, problem := s.discovery(ctx)
+	out.Discovery, out.ProofKey = ok, proof
+	if types != nil {
+		out.FileTypes = types
+	}
+	if !ok && problem != "" {
+		out.Message += "; WOPI discovery: " + problem
+	}
 }
 
 const officeTimeout = 5 * time.Second
@@ -24,9 +52,10 @@ const officeTimeout = 5 * time.Second
 // Office checks the configured Office editor: /healthcheck for reachability
 // and the command service (POST /coauthoring/CommandService.ashx {"c":"version"})
 // for its version.
-func (s *Service) Office(ctx context.Context) OfficeStatus {
+func (s *Service) Office(ctx context.Context) (out OfficeStatus) {
 	base := strings.TrimRight(s.cfg.OfficeURL, "/")
-	out := OfficeStatus{Configured: base != "", URL: s.cfg.OfficeURL}
+	out = OfficeStatus{Configured: base != "", URL: s.cfg.OfficeURL}
+	defer s.officeDiscovery(ctx, &out)
 	if base == "" {
 		out.Message = "no Office editor is configured (CORE_OFFICE_URL)"
 		return out

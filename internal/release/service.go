@@ -50,6 +50,8 @@ type Service struct {
 	cfg      Config
 	http     *http.Client
 	now      func() time.Time
+	// discovery reads the Office editor's WOPI discovery (nil: not wired)
+	discovery OfficeDiscovery
 }
 
 // New builds the service.
