@@ -22,6 +22,7 @@ import (
 	"coreportal/internal/config"
 	"coreportal/internal/console"
 	"coreportal/internal/directory"
+	"coreportal/internal/sso"
 	"coreportal/internal/idempotency"
 	"coreportal/internal/libraries"
 	"coreportal/internal/licence"
@@ -66,6 +67,7 @@ type app struct {
 
 	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
 	directory *directory.Service
+	sso       *sso.Service
 
 	// document libraries (serve_libraries.go)
 	libraries *libraries.Service
@@ -169,6 +171,9 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 	if err := a.buildDirectory(ctx); err != nil {
 		return nil, err
 	}
+	if err := a.buildSSO(secret); err != nil {
+		return nil, err
+	}
 	a.buildLibraries()
 	if err := a.buildSurveys(ctx); err != nil {
 		return nil, err
@@ -230,6 +235,7 @@ func (a *app) routes() (http.Handler, error) {
 		users.NewSelfHandler(a.users, a.auth),
 		listsHTTP,
 		directory.NewHandler(a.directory),
+		a.ssoHandler(),
 		a.pagesHandler(),
 		a.searchHandler(),
 	} {
