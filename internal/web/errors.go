@@ -28,8 +28,8 @@ type ErrorInfo struct {
 type APIError struct {
 	status  int
 	headers http.Header // extra answer headers (WithHeader)
-	Success bool      `json:"success"`
-	Err     ErrorInfo `json:"error"`
+	Success bool        `json:"success"`
+	Err     ErrorInfo   `json:"error"`
 }
 
 func (e *APIError) Error() string  { return e.Err.Message }
