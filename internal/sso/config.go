@@ -85,8 +85,8 @@ func (c Config) domainAllowed(email string) bool {
 	return false
 }
 
-// Settings is GET /admin/settings/oidc: never the client secret.
-type Settings struct {
+// OIDCSettings is GET /admin/settings/oidc: never the client secret.
+type OIDCSettings struct {
 	Issuer          string   `json:"issuer"`
 	ClientID        string   `json:"clientId"`
 	HasClientSecret bool     `json:"hasClientSecret"`
@@ -101,8 +101,8 @@ type Settings struct {
 	DefaultScopes   []string `json:"defaultScopes"`
 }
 
-// Input is the body of PUT /admin/settings/oidc (replaces the settings).
-type Input struct {
+// OIDCSettingsInput is the body of PUT /admin/settings/oidc (replaces the settings).
+type OIDCSettingsInput struct {
 	Issuer         string   `json:"issuer" maxLength:"500" doc:"issuer URL (https; http only for loopback hosts); empty = not configured"`
 	ClientID       string   `json:"clientId,omitempty" maxLength:"500"`
 	ClientSecret   *string  `json:"clientSecret,omitempty" maxLength:"1024" doc:"omit or send ******** to keep the stored secret (only while issuer and clientId stay the same: otherwise 400); empty clears it (public client, PKCE only). Never returned."`
@@ -114,8 +114,8 @@ type Input struct {
 	ButtonLabel    string   `json:"buttonLabel,omitempty" maxLength:"100"`
 }
 
-func (c Config) view() Settings {
-	return Settings{Issuer: c.Issuer, ClientID: c.ClientID, HasClientSecret: c.ClientSecret != "", Scopes: nonNil(c.Scopes),
+func (c Config) view() OIDCSettings {
+	return OIDCSettings{Issuer: c.Issuer, ClientID: c.ClientID, HasClientSecret: c.ClientSecret != "", Scopes: nonNil(c.Scopes),
 		LoginClaim: c.LoginClaim, GroupsClaim: c.GroupsClaim, AllowedDomains: nonNil(c.AllowedDomains), MatchBy: c.matchBy(),
 		ButtonLabel: c.ButtonLabel, Configured: c.Configured(), RedirectPath: CallbackPath, DefaultScopes: DefaultScopes}
 }
@@ -134,8 +134,8 @@ var (
 )
 
 // apply validates in and returns old with the settings replaced.
-func (in Input) apply(old Config) (Config, error) {
-	c := Config{Issuer: strings.TrimRight(strings.TrimSpace(in.Issuer), "/"), ClientID: strings.TrimSpace(in.ClientID),
+func (in OIDCSettingsInput) apply(old Config) (Config, error) {
+	c := Config{Issuer: strings.TrimSpace(in.Issuer), ClientID: strings.TrimSpace(in.ClientID),
 		ClientSecret: old.ClientSecret, LoginClaim: strings.TrimSpace(in.LoginClaim), GroupsClaim: strings.TrimSpace(in.GroupsClaim),
 		MatchBy: strings.TrimSpace(in.MatchBy), ButtonLabel: strings.TrimSpace(in.ButtonLabel)}
 	keep := in.ClientSecret == nil || *in.ClientSecret == Mask

@@ -43,13 +43,16 @@ func (h *Handler) Register(api huma.API) {
 	start := web.Op(http.MethodGet, "/auth/oidc/start", "startOidcSignIn", "Start an OpenID Connect sign-in (redirect to the provider)", web.Public, "auth")
 	start.Description = "Redirects (302) to the provider's authorization endpoint: authorization code flow with PKCE (S256), a random state and nonce. State, nonce, the PKCE verifier and returnTo travel in the signed cookie " + FlowCookie +
 		" (HttpOnly, SameSite=Lax, 10 minutes, path " + web.Prefix + "/auth/oidc), so the callback only completes in the browser that started the flow. 404 when OpenID Connect is not configured; 503 when the provider cannot be reached."
+	start.Responses = map[string]*huma.Response{"404": {Description: "NOT_FOUND: OpenID Connect is not configured"},
+		"503": {Description: "UNAVAILABLE: the identity provider cannot be reached"}}
 	start = web.Answers(start, http.StatusFound)
 	web.Register(api, start, h.start)
 
 	cb := web.Op(http.MethodGet, "/auth/oidc/callback", "oidcCallback", "Complete an OpenID Connect sign-in", web.Public, "auth")
 	cb.Description = "The provider's redirect back: checks state against the flow cookie, exchanges the code (with the PKCE verifier), verifies the ID token (signature by the provider's keys, issuer, audience, expiry, nonce), finds or creates the user (see PUT /admin/settings/oidc) and sets the same core_token session cookie as POST /auth/login, then redirects (302) to returnTo of the start (a path of this site, default /). " +
 		"A state or cookie that does not match, a refused code, an expired or wrongly signed ID token or a wrong nonce answer 401 UNAUTHORIZED and start no session; so does an identity that is not allowed (e-mail domain, deactivated account, login held by another account)."
-	cb.Responses = map[string]*huma.Response{"401": {Description: "UNAUTHORIZED: the sign-in was refused"}}
+	cb.Responses = map[string]*huma.Response{"401": {Description: "UNAUTHORIZED: the sign-in was refused"},
+		"404": {Description: "NOT_FOUND: OpenID Connect is not configured"}, "503": {Description: "UNAVAILABLE: the identity provider cannot be reached"}}
 	cb = web.Answers(cb, http.StatusFound)
 	web.Register(api, cb, h.callback)
 
@@ -57,30 +60,30 @@ func (h *Handler) Register(api huma.API) {
 	neg.Description = "Only when CORE_KERBEROS_KEYTAB is set (else 404 NOT_FOUND, like an unknown route). Without an Authorization: Negotiate header it answers 401 with WWW-Authenticate: Negotiate, which makes a domain-joined browser send a Kerberos ticket for HTTP/<host> (SPNEGO; Kerberos 5 only, NTLM is never offered nor accepted). " +
 		"A valid ticket for the configured service principal (CORE_KERBEROS_SPN, default the keytab's first principal) of the keytab's realm signs in the domain user (auth_source domain, e.g. synchronised by ad-sync) whose login is the principal's name: the answer is that of POST /auth/login (token, core_token cookie). " +
 		"A ticket for another service, an expired ticket, a replayed authenticator, a principal of another realm or without a domain user answer 401 (with WWW-Authenticate: Negotiate)."
-	neg.Responses = map[string]*huma.Response{"401": {Description: "UNAUTHORIZED: send a Kerberos ticket", Headers: map[string]*huma.Param{
+	neg.Responses = map[string]*huma.Response{"404": {Description: "NOT_FOUND: Windows integrated sign-in is not configured (no CORE_KERBEROS_KEYTAB)"}, "401": {Description: "UNAUTHORIZED: send a Kerberos ticket", Headers: map[string]*huma.Param{
 		"WWW-Authenticate": {Description: "Negotiate", Schema: &huma.Schema{Type: huma.TypeString}}}}}
 	web.Register(api, neg, h.negotiate)
 }
 
-func (h *Handler) methods(ctx context.Context, _ *struct{}) (*web.Out[Methods], error) {
+func (h *Handler) methods(ctx context.Context, _ *struct{}) (*web.Out[SignInMethods], error) {
 	return web.Reply(h.svc.Methods(ctx))
 }
 
-func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[Settings], error) {
+func (h *Handler) get(ctx context.Context, _ *struct{}) (*web.Out[OIDCSettings], error) {
 	return web.Reply(h.svc.Settings(ctx))
 }
 
-// SettingsPut is the body of PUT /admin/settings/oidc; the read-only
+// OIDCSettingsPut is the body of PUT /admin/settings/oidc; the read-only
 // properties of the GET are accepted and ignored.
-type SettingsPut struct {
-	web.ReadOnlyFrom[Settings]
-	Input
+type OIDCSettingsPut struct {
+	web.ReadOnlyFrom[OIDCSettings]
+	OIDCSettingsInput
 }
 
-type putIn struct{ Body SettingsPut }
+type putIn struct{ Body OIDCSettingsPut }
 
-func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[Settings], error) {
-	return web.Reply(h.svc.SaveSettings(ctx, in.Body.Input))
+func (h *Handler) put(ctx context.Context, in *putIn) (*web.Out[OIDCSettings], error) {
+	return web.Reply(h.svc.SaveSettings(ctx, in.Body.OIDCSettingsInput))
 }
 
 // hostOf records the scheme-less host the browser used (the base of the
@@ -146,7 +149,7 @@ type negotiateIn struct {
 	Authorization string `header:"Authorization" maxLength:"65536" doc:"Negotiate <SPNEGO token, base64>"`
 }
 
-type sessionData struct {
+type negotiateSession struct {
 	Token     string    `json:"token"`
 	ExpiresAt time.Time `json:"expiresAt"`
 	User      any       `json:"user"`
@@ -155,7 +158,7 @@ type sessionData struct {
 type negotiateOut struct {
 	SetCookie       http.Cookie `header:"Set-Cookie"`
 	WWWAuthenticate string      `header:"WWW-Authenticate" doc:"Negotiate with the final SPNEGO answer (accept-completed)"`
-	Body            web.Envelope[sessionData]
+	Body            web.Envelope[negotiateSession]
 }
 
 // acceptCompleted is the SPNEGO NegTokenResp negState=accept-completed.
@@ -174,5 +177,5 @@ func (h *Handler) negotiate(ctx context.Context, in *negotiateIn) (*negotiateOut
 		return nil, err
 	}
 	return &negotiateOut{SetCookie: auth.SessionCookie(ctx, sess), WWWAuthenticate: acceptCompleted,
-		Body: web.Envelope[sessionData]{Success: true, Data: sessionData{Token: sess.Token, ExpiresAt: sess.ExpiresAt.UTC(), User: card}}}, nil
+		Body: web.Envelope[negotiateSession]{Success: true, Data: negotiateSession{Token: sess.Token, ExpiresAt: sess.ExpiresAt.UTC(), User: card}}}, nil
 }

@@ -82,13 +82,13 @@ func (s *Service) enabled(ctx context.Context) bool {
 }
 
 // Settings is GET /admin/settings/oidc.
-func (s *Service) Settings(ctx context.Context) (Settings, error) {
+func (s *Service) Settings(ctx context.Context) (OIDCSettings, error) {
 	c, err := s.config(ctx)
 	return c.view(), err
 }
 
 // SaveSettings is PUT /admin/settings/oidc.
-func (s *Service) SaveSettings(ctx context.Context, in Input) (Settings, error) {
+func (s *Service) SaveSettings(ctx context.Context, in OIDCSettingsInput) (OIDCSettings, error) {
 	var out Config
 	err := s.svc.UpdateConfig(ctx, KeyOIDC, func(raw json.RawMessage) (any, error) {
 		var old Config
@@ -98,13 +98,13 @@ func (s *Service) SaveSettings(ctx context.Context, in Input) (Settings, error) 
 		return c, err
 	})
 	if err != nil {
-		return Settings{}, err
+		return OIDCSettings{}, err
 	}
 	return out.view(), nil
 }
 
-// Methods is GET /auth/methods: the sign-in methods offered.
-type Methods struct {
+// SignInMethods is GET /auth/methods: the sign-in methods offered.
+type SignInMethods struct {
 	Password  bool        `json:"password" doc:"always true: local accounts sign in with POST /auth/login"`
 	OIDC      *OIDCMethod `json:"oidc" doc:"null unless OpenID Connect is configured and service oidc is enabled"`
 	Negotiate bool        `json:"negotiate" doc:"Windows integrated sign-in (GET /auth/negotiate) is configured"`
@@ -117,8 +117,8 @@ type OIDCMethod struct {
 }
 
 // Methods says which sign-in methods are offered.
-func (s *Service) Methods(ctx context.Context) (Methods, error) {
-	m := Methods{Password: true, Negotiate: s.kerberos != nil}
+func (s *Service) Methods(ctx context.Context) (SignInMethods, error) {
+	m := SignInMethods{Password: true, Negotiate: s.kerberos != nil}
 	c, err := s.config(ctx)
 	if err != nil {
 		return m, err
