@@ -235,7 +235,39 @@ func (s *Service) verify(ctx context.Context, c Config, p *provider, tok *oauth2
 	if err := idt.Claims(&claims); err != nil {
 		return Identity{}, fmt.Errorf("read ID token claims: %w", err)
 	}
+	s.mergeUserInfo(ctx, c, p, tok, idt.Subject, claims)
 	return identityOf(c, idt.Subject, claims), nil
+}
+
+// mergeUserInfo adds the claims the ID token lacks (login, e-mail, groups)
+// from the UserInfo endpoint: providers that issue an access token may put
+// the profile and email claims only there (OpenID Connect Core 5.4). The
+// answer counts only for the same subject.
+func (s *Service) mergeUserInfo(ctx context.Context, c Config, p *provider, tok *oauth2.Token, sub string, claims map[string]any) {
+	_, hasLogin := claims[c.loginClaim()]
+	_, hasEmail := claims["email"]
+	_, hasGroups := claims[c.groupsClaim()]
+	if (hasLogin && hasEmail && hasGroups) || p.p.UserInfoEndpoint() == "" {
+		return
+	}
+	ui, err := p.p.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		slog.InfoContext(ctx, "OpenID Connect UserInfo unavailable", "err", err)
+		return
+	}
+	if ui.Subject != sub {
+		slog.WarnContext(ctx, "OpenID Connect UserInfo names another subject: ignored")
+		return
+	}
+	more := map[string]any{}
+	if ui.Claims(&more) != nil {
+		return
+	}
+	for k, v := range more {
+		if _, ok := claims[k]; !ok {
+			claims[k] = v
+		}
+	}
 }
 
 // identityOf reads the configured claims.
