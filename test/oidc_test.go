@@ -180,4 +180,3 @@ func TestOIDCSignIn(t *testing.T) {
 		}
 	})
 }
-
