@@ -564,6 +564,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/settings/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect settings (config of service oidc)
+         * @description Administrators only (role core_admin). The client secret is never returned: hasClientSecret says whether one is stored. Register the redirect URI <public URL>/api/v1/auth/oidc/callback at the provider (the public URL is CORE_PUBLIC_URL, else the scheme and host the browser used).
+         */
+        get: operations["getOidcSettings"];
+        /**
+         * Replace the OpenID Connect settings
+         * @description Administrators only (role core_admin). Omit clientSecret or send ******** to keep the stored one (only while issuer and clientId stay the same); an empty string clears it. matchBy=login (default) finds an existing account whose login equals the login claim (default preferred_username, else the e-mail); matchBy=email finds the one account with the ID token's e-mail, only when email_verified is true. Without a match a domain user (auth_source domain) is created. Every name of the groups claim (default groups) that equals the name of a domain_linked group (any case) adds the user to it; nothing is removed (ad-sync owns full membership) and portal groups are never touched. With allowedDomains set, only identities whose verified e-mail is in one of them may sign in. Discovery is cached for an hour; the provider's keys (JWKS) are fetched again when a token names an unknown key (key rotation).
+         */
+        put: operations["putOidcSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/settings/release": {
         parameters: {
             query?: never;
@@ -932,6 +956,86 @@ export interface paths {
          * @description Sets the properties sent and leaves the others; null clears one. language must be ru or en, timeZone an IANA time zone name as the tz database spells it (Europe/Moscow, UTC; case matters); otherwise 400 VALIDATION_ERROR naming the field. Answers the preferences as stored.
          */
         patch: operations["updateMyPreferences"];
+        trace?: never;
+    };
+    "/api/v1/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-in methods offered
+         * @description Tells the sign-in screen which methods exist: password (always), oidc (a button opening oidc.startUrl, when OpenID Connect is configured in GET /admin/settings/oidc and service oidc is enabled) and negotiate (Windows integrated sign-in, when CORE_KERBEROS_KEYTAB is set).
+         */
+        get: operations["getSignInMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/negotiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Windows integrated sign-in (Kerberos / SPNEGO)
+         * @description Only when CORE_KERBEROS_KEYTAB is set (else 404 NOT_FOUND, like an unknown route). Without an Authorization: Negotiate header it answers 401 with WWW-Authenticate: Negotiate, which makes a domain-joined browser send a Kerberos ticket for HTTP/<host> (SPNEGO; Kerberos 5 only, NTLM is never offered nor accepted). A valid ticket for the configured service principal (CORE_KERBEROS_SPN, default the keytab's first principal) of the keytab's realm signs in the domain user (auth_source domain, e.g. synchronised by ad-sync) whose login is the principal's name: the answer is that of POST /auth/login (token, core_token cookie). A ticket for another service, an expired ticket, a replayed authenticator, a principal of another realm or without a domain user answer 401 (with WWW-Authenticate: Negotiate).
+         */
+        get: operations["negotiateSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Complete an OpenID Connect sign-in
+         * @description The provider's redirect back: checks state against the flow cookie, exchanges the code (with the PKCE verifier), verifies the ID token (signature by the provider's keys, issuer, audience, expiry, nonce), finds or creates the user (see PUT /admin/settings/oidc) and sets the same core_token session cookie as POST /auth/login, then redirects (302) to returnTo of the start (a path of this site, default /). A state or cookie that does not match, a refused code, an expired or wrongly signed ID token or a wrong nonce answer 401 UNAUTHORIZED and start no session; so does an identity that is not allowed (e-mail domain, deactivated account, login held by another account).
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an OpenID Connect sign-in (redirect to the provider)
+         * @description Redirects (302) to the provider's authorization endpoint: authorization code flow with PKCE (S256), a random state and nonce. State, nonce, the PKCE verifier and returnTo travel in the signed cookie core_oidc (HttpOnly, SameSite=Lax, 10 minutes, path /api/v1/auth/oidc), so the callback only completes in the browser that started the flow. 404 when OpenID Connect is not configured; 503 when the provider cannot be reached.
+         */
+        get: operations["startOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/directory/search": {
@@ -3405,6 +3509,25 @@ export interface components {
             /** @description empty = defaults.userFilter */
             userFilter: string;
         };
+        Cookie: {
+            Domain: string;
+            /** Format: date-time */
+            Expires: string;
+            HttpOnly: boolean;
+            /** Format: int64 */
+            MaxAge: number;
+            Name: string;
+            Partitioned: boolean;
+            Path: string;
+            Quoted: boolean;
+            Raw: string;
+            RawExpires: string;
+            /** Format: int64 */
+            SameSite: number;
+            Secure: boolean;
+            Unparsed: string[] | null;
+            Value: string;
+        };
         Counts: {
             /**
              * Format: int64
@@ -3727,8 +3850,16 @@ export interface components {
             data: components["schemas"]["MenuView"];
             success: boolean;
         };
+        EnvelopeNegotiateSession: {
+            data: components["schemas"]["NegotiateSession"];
+            success: boolean;
+        };
         EnvelopeNode: {
             data: components["schemas"]["Node"];
+            success: boolean;
+        };
+        EnvelopeOIDCSettings: {
+            data: components["schemas"]["OIDCSettings"];
             success: boolean;
         };
         EnvelopeOfficeStatus: {
@@ -3825,6 +3956,10 @@ export interface components {
         };
         EnvelopeSettingsOut: {
             data: components["schemas"]["SettingsOut"];
+            success: boolean;
+        };
+        EnvelopeSignInMethods: {
+            data: components["schemas"]["SignInMethods"];
             success: boolean;
         };
         EnvelopeStatus: {
@@ -4867,6 +5002,12 @@ export interface components {
             items: components["schemas"]["Item"][] | null;
             settings: components["schemas"]["Settings"];
         };
+        NegotiateSession: {
+            /** Format: date-time */
+            expiresAt: string;
+            token: string;
+            user: unknown;
+        };
         NewEventReceiver: {
             /** @description notifications.sendEventEmail: to (address or list), subject, text with {{eventName}} {{userLogin}} {{userId}} {{resourceType}} {{resourceId}} {{details}}; optional listId */
             config: {
@@ -4945,6 +5086,58 @@ export interface components {
              * @description Read-only: returned by the GET of this resource; accepted in a write and ignored.
              */
             readonly updatedAt?: string;
+        };
+        OIDCMethod: {
+            label: string;
+            /** @description open it in the browser (top-level navigation) to sign in */
+            startUrl: string;
+        };
+        OIDCSettings: {
+            /** @description e-mail domains allowed to sign in; empty = any */
+            allowedDomains: string[] | null;
+            buttonLabel: string;
+            clientId: string;
+            /** @description issuer and clientId are set */
+            configured: boolean;
+            defaultScopes: string[] | null;
+            /** @description empty = groups */
+            groupsClaim: string;
+            hasClientSecret: boolean;
+            issuer: string;
+            /** @description empty = preferred_username */
+            loginClaim: string;
+            /**
+             * @description how an existing account is found
+             * @enum {string}
+             */
+            matchBy: "login" | "email";
+            /** @description path of the redirect URI to register at the provider (prefix it with the portal's public URL) */
+            redirectPath: string;
+            /** @description empty = defaultScopes */
+            scopes: string[] | null;
+        };
+        OIDCSettingsPut: {
+            allowedDomains?: string[] | null;
+            buttonLabel?: string;
+            clientId?: string;
+            /** @description omit or send ******** to keep the stored secret (only while issuer and clientId stay the same: otherwise 400); empty clears it (public client, PKCE only). Never returned. */
+            clientSecret?: string;
+            /** @description issuer and clientId are set. Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly configured?: boolean;
+            /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly defaultScopes?: string[] | null;
+            groupsClaim?: string;
+            /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly hasClientSecret?: boolean;
+            /** @description issuer URL (https; http only for loopback hosts); empty = not configured */
+            issuer: string;
+            loginClaim?: string;
+            /** @enum {string} */
+            matchBy?: "login" | "email" | "";
+            /** @description path of the redirect URI to register at the provider (prefix it with the portal's public URL). Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly redirectPath?: string;
+            /** @description scopes asked for; openid is always added */
+            scopes?: string[] | null;
         };
         OfficeStatus: {
             /** @description CORE_OFFICE_URL is set */
@@ -5553,6 +5746,14 @@ export interface components {
             retentionDays: number;
             /** @description this instance's writer counters since it started (queue, dropped, written) */
             stats: components["schemas"]["Stats"];
+        };
+        SignInMethods: {
+            /** @description Windows integrated sign-in (GET /auth/negotiate) is configured */
+            negotiate: boolean;
+            /** @description null unless OpenID Connect is configured and service oidc is enabled */
+            oidc: components["schemas"]["OIDCMethod"] | null;
+            /** @description always true: local accounts sign in with POST /auth/login */
+            password: boolean;
         };
         SortKey: {
             column: string;
@@ -9016,6 +9217,201 @@ export interface operations {
             };
         };
     };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeOIDCSettings"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    putOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OIDCSettingsPut"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeOIDCSettings"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
     getReleaseSettings: {
         parameters: {
             query?: never;
@@ -11068,6 +11464,268 @@ export interface operations {
                 };
             };
             /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    getSignInMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeSignInMethods"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    negotiateSignIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Negotiate <SPNEGO token, base64> */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeNegotiateSession"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: send a Kerberos ticket */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: Windows integrated sign-in is not configured (no CORE_KERBEROS_KEYTAB) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                /** @description set by the provider when the person cancelled or was refused */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                core_oidc?: components["schemas"]["Cookie"];
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: the sign-in was refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: OpenID Connect is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the identity provider cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query?: {
+                /** @description path of this site to open after sign-in (default /) */
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: OpenID Connect is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the identity provider cannot be reached */
             503: {
                 headers: {
                     [name: string]: unknown;
