@@ -35,6 +35,7 @@ import (
 	"coreportal/internal/search"
 	"coreportal/internal/servicetokens"
 	"coreportal/internal/settings"
+	"coreportal/internal/sso"
 	"coreportal/internal/store"
 	"coreportal/internal/surveys"
 	"coreportal/internal/system"
@@ -69,6 +70,7 @@ type app struct {
 
 	// directory: LDAP settings, search, domain sign-in, ad-sync (serve_directory.go)
 	directory *directory.Service
+	sso       *sso.Service
 
 	// document libraries (serve_libraries.go)
 	libraries *libraries.Service
@@ -179,6 +181,9 @@ func buildApp(ctx context.Context, cfg config.Config, bootstrap bool) (*app, err
 	if err := a.buildDirectory(ctx); err != nil {
 		return nil, err
 	}
+	if err := a.buildSSO(secret); err != nil {
+		return nil, err
+	}
 	a.buildLibraries()
 	if err := a.buildSurveys(ctx); err != nil {
 		return nil, err
@@ -246,6 +251,7 @@ func (a *app) routes() (http.Handler, error) {
 		users.NewSelfHandler(a.users, a.auth),
 		listsHTTP,
 		directory.NewHandler(a.directory),
+		a.ssoHandler(),
 		a.pagesHandler(),
 		a.searchHandler(),
 		servicetokens.NewHandler(a.serviceTokens),

@@ -57,6 +57,13 @@ type Config struct {
 	// connect to (CORE_DIRECTORY_ALLOWED_HOSTS, read by the directory
 	// package; empty = any).
 	DirectoryAllowedHosts string
+	// KerberosKeytab (CORE_KERBEROS_KEYTAB) enables GET /auth/negotiate with
+	// the service principal KerberosSPN (CORE_KERBEROS_SPN, default the
+	// keytab's first) and the allowed clock difference KerberosMaxSkew
+	// (CORE_KERBEROS_MAX_SKEW, default 5m).
+	KerberosKeytab  string
+	KerberosSPN     string
+	KerberosMaxSkew time.Duration
 	// PublicURL is the address users reach the portal at (CORE_PUBLIC_URL);
 	// when it is https the session cookie is always Secure.
 	PublicURL string
@@ -140,6 +147,8 @@ func LoadFlags(getenv func(string) string, fs *flag.FlagSet, args []string) (Con
 	}
 	c.SMTPPort = intVar(env("SMTP_PORT", "0"), "SMTP_PORT", &errs)
 	c.TokenTTL = durVar(env("CORE_TOKEN_TTL", "12h"), "CORE_TOKEN_TTL", &errs)
+	c.KerberosKeytab, c.KerberosSPN = env("CORE_KERBEROS_KEYTAB", ""), env("CORE_KERBEROS_SPN", "")
+	c.KerberosMaxSkew = durVar(env("CORE_KERBEROS_MAX_SKEW", "5m"), "CORE_KERBEROS_MAX_SKEW", &errs)
 	c.MaxUploadBytes = int64(intVar(env("CORE_MAX_UPLOAD_MB", "100"), "CORE_MAX_UPLOAD_MB", &errs)) << 20
 	c.BodyGrace = durVar(env("CORE_BODY_GRACE", "10s"), "CORE_BODY_GRACE", &errs)
 	c.BodyMinRate = int64(intVar(env("CORE_BODY_MIN_RATE", "1024"), "CORE_BODY_MIN_RATE", &errs))

@@ -19,6 +19,7 @@ const (
 	KeyCoreBackup    = "core-backup"
 	KeyNotifications = "notifications"
 	KeyJobsCleanup   = "jobs-cleanup"
+	KeyOIDC          = "oidc"
 )
 
 // ServiceRecord is a service as GET /services shows it.
@@ -63,6 +64,8 @@ var defs = []def{
 	{key: KeyNotifications, title: "Notifications (mail)", enabled: true},
 	{key: KeyJobsCleanup, title: "Job journal cleanup", jobType: "jobs.cleanup", enabled: true, cron: true, expr: "@daily", manual: true, schedule: true,
 		unavailable: "the job queue is not wired", refuse: fault.CodeConflict},
+	// OpenID Connect sign-in: settings in its config (GET/PUT /admin/settings/oidc)
+	{key: KeyOIDC, title: "OpenID Connect sign-in", enabled: true},
 }
 
 func defOf(key string) (def, bool) {
@@ -90,4 +93,4 @@ type Patch struct {
 }
 
 // secretKeys are config fields never returned; hasPassword says whether one is set.
-var secretKeys = []string{"password", "bindPassword"}
+var secretKeys = []string{"password", "bindPassword", "clientSecret"}

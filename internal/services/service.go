@@ -106,7 +106,7 @@ func (s *Service) runnerOf(key string) (runner, bool) {
 
 // availability says whether d can run now, and why not.
 func (s *Service) availability(ctx context.Context, d def) (bool, string) {
-	if d.key == KeyNotifications {
+	if d.key == KeyNotifications || d.key == KeyOIDC {
 		return true, ""
 	}
 	r, ok := s.runnerOf(d.key)

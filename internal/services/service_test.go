@@ -41,7 +41,7 @@ func TestRegistryRules(t *testing.T) {
 		ctx := context.Background()
 		s := New(db, jobs.New(db))
 		list, err := s.List(ctx)
-		if err != nil || len(list) != 6 {
+		if err != nil || len(list) != 7 {
 			t.Fatalf("list: %v %v", list, err)
 		}
 		byKey := map[string]ServiceRecord{}

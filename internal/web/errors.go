@@ -27,8 +27,9 @@ type ErrorInfo struct {
 // APIError is an error response: the envelope with success=false.
 type APIError struct {
 	status  int
-	Success bool      `json:"success"`
-	Err     ErrorInfo `json:"error"`
+	headers http.Header // extra answer headers (WithHeader)
+	Success bool        `json:"success"`
+	Err     ErrorInfo   `json:"error"`
 }
 
 func (e *APIError) Error() string  { return e.Err.Message }
@@ -37,7 +38,10 @@ func (e *APIError) GetStatus() int { return e.status }
 // GetHeaders (huma.HeadersError) gives a 429 whose details name
 // retryAfterSeconds the matching Retry-After header (RFC 9110 10.2.3).
 func (e *APIError) GetHeaders() http.Header {
-	h := http.Header{}
+	h := e.headers.Clone()
+	if h == nil {
+		h = http.Header{}
+	}
 	if e.status != http.StatusTooManyRequests {
 		return h
 	}
@@ -83,6 +87,18 @@ var codeOf = map[int]fault.Code{
 	http.StatusLocked:                fault.CodeReadOnly,
 	http.StatusTooManyRequests:       fault.CodeRateLimited,
 	http.StatusServiceUnavailable:    fault.CodeUnavailable,
+}
+
+// WithHeader answers err (as FromError does) with an extra header, e.g.
+// WWW-Authenticate on a 401.
+func WithHeader(ctx context.Context, err error, key, value string) error {
+	ae := *FromError(ctx, err)
+	ae.headers = ae.headers.Clone()
+	if ae.headers == nil {
+		ae.headers = http.Header{}
+	}
+	ae.headers.Set(key, value)
+	return &ae
 }
 
 // FromError is the one place where errors become HTTP answers. Domain errors

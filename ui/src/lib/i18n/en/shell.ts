@@ -10,6 +10,8 @@ export default {
   'signin.authType.local': 'Portal account',
   'signin.authType.domain': 'Domain account',
   'signin.submit': 'Sign in',
+  'signin.or': 'or',
+  'signin.negotiate': 'Sign in with Windows',
   'signin.wrong': 'Wrong login or password.',
   'signin.throttled': 'Too many attempts. Try again in {seconds} s.',
   'signin.sessionEnded': 'Your session ended. Sign in again to continue.',

@@ -11,6 +11,8 @@ export default {
   'signin.authType.local': 'Учётная запись портала',
   'signin.authType.domain': 'Доменная учётная запись',
   'signin.submit': 'Войти',
+  'signin.or': 'или',
+  'signin.negotiate': 'Войти через Windows',
   'signin.wrong': 'Неверный логин или пароль.',
   'signin.throttled': 'Слишком много попыток. Повторите через {seconds} с.',
   'signin.sessionEnded': 'Сеанс завершён. Войдите снова, чтобы продолжить.',
