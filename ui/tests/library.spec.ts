@@ -146,9 +146,10 @@ test('a library: required field, drag and drop with progress and a refusal, vers
     page.waitForResponse((r) => r.url().includes('/download?inline=true')),
     page.getByRole('button', { name: 'Preview' }).click(),
   ]);
-  expect(pdfAnswer.headers()['content-type']).toBe('application/pdf');
-  expect(pdfAnswer.headers()['content-security-policy']).toBe('sandbox');
-  expect(pdfAnswer.headers()['content-disposition']).toMatch(/^inline;/);
+  const pdfHeaders = await pdfAnswer.allHeaders();
+  expect(pdfHeaders['content-type']).toBe('application/pdf');
+  expect(pdfHeaders['content-security-policy']).toBe('sandbox');
+  expect(pdfHeaders['content-disposition']).toMatch(/^inline;/);
   await expect(page.getByRole('dialog', { name: 'Preview of offer.pdf' }).locator('iframe')).toBeVisible();
   await page.getByRole('dialog', { name: 'Preview of offer.pdf' }).getByRole('button', { name: 'Close' }).click();
 
@@ -190,7 +191,7 @@ test('an isolated folder is hidden from a user without rights; the node recycle 
   await page.goto(`/docs-${s}/libraries/team`);
   await signIn(page, admin.login, admin.password);
   await page.getByLabel('Actions for Board only').click();
-  await page.getByRole('button', { name: 'Permissions' }).click();
+  await page.getByRole('button', { name: 'Permissions', exact: true }).click();
   const perms = page.getByRole('dialog', { name: /Board only/ });
   await perms.getByRole('button', { name: 'Stop inheriting' }).click();
   await perms.getByRole('button', { name: 'Confirm' }).click();
@@ -210,7 +211,7 @@ test('an isolated folder is hidden from a user without rights; the node recycle 
 
   // a folder deleted to the bin: the node's recycle bin says what, who and when, and restores it
   await page.getByLabel('Actions for Open').click();
-  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('row', { name: /Open/ }).getByRole('button', { name: 'Delete' }).click();
   await page.getByRole('dialog', { name: 'Delete' }).getByRole('button', { name: 'Delete' }).click();
   await expect(page.getByRole('link', { name: 'Open' })).toHaveCount(0);
   await page.goto(`/docs-${s}`);
