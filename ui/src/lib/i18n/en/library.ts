@@ -119,7 +119,7 @@ export default {
   'search.kind.survey': 'Survey',
   'search.section': 'Search in this section',
   'search.section.all': 'The whole portal',
-  'search.total': '{n} results for “{q}”',
+  'search.total': 'Results for “{q}”: {n}',
   'search.none': 'Nothing was found for “{q}”.',
   'search.noneFiltered': 'Nothing was found for “{q}” with these filters. Remove the filters to search everywhere.',
   'search.clearFilters': 'Remove filters',
