@@ -185,7 +185,7 @@ test('an isolated folder is hidden from a user without rights; the node recycle 
   const reader = await ctx.newPage();
   await reader.goto(`/docs-${s}/libraries/team`);
   await signIn(reader, login, 'Reader-pass-1');
-  await expect(reader.getByRole('link', { name: 'Open' })).toBeVisible();
+  await expect(reader.getByRole('link', { name: 'Open' })).toBeVisible({ timeout: 20_000 });
   await expect(reader.getByRole('link', { name: 'Board only' })).toHaveCount(0);
   await expect(reader.getByRole('button', { name: 'Upload files' })).toHaveCount(0);
   await ctx.close();
