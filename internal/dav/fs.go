@@ -103,7 +103,8 @@ func (f *FS) RemoveAll(ctx context.Context, name string) error {
 		return f.fail(fault.Forbidden("libraries and nodes are deleted in the portal, not over WebDAV"))
 	}
 	defer f.changed()
-	return f.fail(f.svc.Libraries.DeleteFile(ctx, f.p, r.lib.ID, r.entry.GUID))
+	_, err = f.svc.Libraries.DeleteFile(ctx, f.p, r.lib.ID, r.entry.GUID)
+	return f.fail(err)
 }
 
 // Rename renames or moves within one library (the API's rules: cycles and
@@ -208,7 +209,7 @@ func (fl *file) open() error {
 	if fl.r.isDir() {
 		return fs.ErrInvalid
 	}
-	c, err := fl.fs.svc.Libraries.Download(fl.ctx, fl.fs.p, fl.r.lib.ID, fl.r.entry.GUID)
+	c, err := fl.fs.svc.Libraries.Download(fl.ctx, fl.fs.p, fl.r.lib.ID, fl.r.entry.GUID, "")
 	if err != nil {
 		return fl.fs.fail(err)
 	}

@@ -53,7 +53,7 @@ func (h *Handler) Register(api huma.API) {
 	web.Register(api, op(http.MethodPatch, "/libraries/{libraryId}/files/{fileRef}", "updateFile", "Rename, move or change field values",
 		"Edit on the file; moving also needs add on the destination folder (parentId: folder number or guid, 0 or empty = root) and, for a folder, edit on every isolated file or folder below it, since they move with it (403 otherwise). fieldValues (keys: field UUID or internal_name) merge with the stored values and then every required field is checked; name or parentId alone check nothing. Moving a folder into itself or below itself, or onto a taken name (case-insensitive), answers 409."+refDoc), h.updateFile)
 	web.Register(api, op(http.MethodDelete, "/libraries/{libraryId}/files/{fileRef}", "deleteFile", "Move a file or folder to the recycle bin",
-		"Delete on the file or folder. A folder goes with everything below it, as one entry (kind file); delete is needed on every isolated file or folder below it as well (an isolated entry is a boundary: 403 otherwise, nothing moves; administrators have every right). Restore puts it back in its folder (the root when that folder is gone; 409 when the name is taken there); purge deletes the blobs of every version."+refDoc), h.deleteFile)
+		"Delete on the file or folder. A folder goes with everything below it, as one entry (kind file); delete is needed on every isolated file or folder below it as well (an isolated entry is a boundary: 403 otherwise, nothing moves; administrators have every right). Restore puts it back in its folder (the root when that folder is gone; 409 when the name is taken there); purge deletes the blobs of every version. data.recycleBinEntryId names the bin entry, for an exact undo (restore)."+refDoc), h.deleteFile)
 	web.Register(api, op(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/versions", "listFileVersions", "Versions of a file",
 		"View on the file. Newest first: id, versionNumber, file_size, mime_type, created_by, created_at, isCurrent. Versions hold the bytes only; every upload of an existing name and every restore adds one."+refDoc), h.versions)
 	web.Register(api, op(http.MethodPost, "/libraries/{libraryId}/files/{fileRef}/versions/{versionId}/restore", "restoreFileVersion", "Restore a version",
@@ -246,11 +246,8 @@ func (h *Handler) updateFile(ctx context.Context, in *libraryUpdateFileIn) (*web
 	return web.Reply(h.svc.UpdateFile(ctx, auth.FromContext(ctx), in.LibraryID, in.FileRef, patch))
 }
 
-func (h *Handler) deleteFile(ctx context.Context, in *LibraryFileParams) (*web.Out[any], error) {
-	if err := h.svc.DeleteFile(ctx, auth.FromContext(ctx), in.LibraryID, in.FileRef); err != nil {
-		return nil, err
-	}
-	return web.Empty(), nil
+func (h *Handler) deleteFile(ctx context.Context, in *LibraryFileParams) (*web.Out[DeletedFile], error) {
+	return web.Reply(h.svc.DeleteFile(ctx, auth.FromContext(ctx), in.LibraryID, in.FileRef))
 }
 
 func (h *Handler) versions(ctx context.Context, in *LibraryFileParams) (*web.Out[[]FileVersion], error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 		web.WriteError(w, r, err)
 		return
 	}
-	c, err := h.svc.Download(r.Context(), p, r.PathValue("libraryId"), r.PathValue("fileRef"))
+	c, err := h.svc.Download(r.Context(), p, r.PathValue("libraryId"), r.PathValue("fileRef"), r.URL.Query().Get("version"))
 	if err != nil {
 		web.WriteError(w, r, err)
 		return
@@ -154,8 +155,32 @@ func (h *Handler) download(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "sandbox")
 	hd.Set("Cache-Control", "private, no-cache")
-	hd.Set("Content-Disposition", web.ContentDisposition(c.Name))
+	hd.Set("Content-Disposition", disposition(c, r.URL.Query().Get("inline") == "true"))
 	web.ServeContent(w, r, c.Modified, c.Body, c.Size)
+}
+
+// previewable are the content types a download may answer inline (for the
+// console's preview): images other than SVG, PDF and plain text. Everything
+// else, HTML and SVG above all, is always an attachment.
+func previewable(mimeType string) bool {
+	mt, _, err := mime.ParseMediaType(mimeType)
+	if err != nil {
+		return false
+	}
+	switch mt {
+	case "image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "application/pdf", "text/plain":
+		return true
+	}
+	return false
+}
+
+// disposition is attachment, or inline when asked for a previewable type.
+func disposition(c *Content, inline bool) string {
+	d := web.ContentDisposition(c.Name)
+	if inline && previewable(c.MimeType) {
+		d = "inline" + strings.TrimPrefix(d, "attachment")
+	}
+	return d
 }
 
 // documentStreams adds the plain net/http routes to the OpenAPI document.
@@ -176,10 +201,14 @@ func (h *Handler) documentStreams(api huma.API) {
 	up.Parameters = []*huma.Param{{Name: "parentId", In: "query", Description: "the folder to upload into (number or guid), instead of the parentId part", Schema: &huma.Schema{Type: huma.TypeString}}}
 	api.OpenAPI().AddOperation(&up)
 	down := doc(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/download", "downloadFile", "Download a file",
-		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes */size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content.",
+		"View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes */size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content. With ?version=<version id> (see listFileVersions) the bytes of that version are served the same way (its content type, its id as ETag, its date as Last-Modified); a version id that is not a UUID answers 400, one that is not a version of this file 404. With ?inline=true a PNG, JPEG, GIF, WebP or BMP image, a PDF or text/plain is answered with Content-Disposition: inline (for a preview in the browser; the sandbox CSP and nosniff stay); every other type, HTML and SVG included, stays an attachment.",
 		map[string]*huma.Response{"200": web.FileAnswer("the bytes, with the file's stored content type", "*/*")}, nil)
 	down.Parameters = []*huma.Param{{Name: "fileRef", In: "path", Required: true, Schema: &huma.Schema{Type: huma.TypeString},
-		Description: "the file's number in the library or its guid (malformed: 400)"}}
+		Description: "the file's number in the library or its guid (malformed: 400)"},
+		{Name: "version", In: "query", Schema: &huma.Schema{Type: huma.TypeString, Format: "uuid"},
+			Description: "a version id: serve that version's bytes instead of the current ones"},
+		{Name: "inline", In: "query", Schema: &huma.Schema{Type: huma.TypeBoolean},
+			Description: "true: Content-Disposition inline for images, PDF and plain text (preview)"}}
 	api.OpenAPI().AddOperation(&down)
 }
 

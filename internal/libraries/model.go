@@ -147,12 +147,14 @@ func (f *File) value(fd *field.Def) any {
 
 // FileVersion is one stored upload of a file's bytes.
 type FileVersion struct {
-	ID        string    `json:"id" format:"uuid"`
-	Number    int       `json:"versionNumber"`
-	Size      int64     `json:"file_size"`
-	MimeType  string    `json:"mime_type"`
-	CreatedBy string    `json:"created_by"`
-	CreatedAt time.Time `json:"created_at"`
-	IsCurrent bool      `json:"isCurrent"`
-	blobKey   string
+	ID        string `json:"id" format:"uuid"`
+	Number    int    `json:"versionNumber"`
+	Size      int64  `json:"file_size"`
+	MimeType  string `json:"mime_type"`
+	CreatedBy string `json:"created_by"`
+	// CreatedByName is the author's display name ("" when the user is gone).
+	CreatedByName string    `json:"createdByName" doc:"display name of the author; empty when the user no longer exists"`
+	CreatedAt     time.Time `json:"created_at"`
+	IsCurrent     bool      `json:"isCurrent"`
+	blobKey       string
 }

@@ -27,15 +27,21 @@ type binFile struct {
 	Count     int    `json:"count" doc:"files and folders taken, the entry itself included"`
 }
 
+// DeletedFile is the answer of a file or folder delete.
+type DeletedFile struct {
+	RecycleBinEntryID string `json:"recycleBinEntryId" format:"uuid" doc:"the recycle-bin entry that holds the file or folder (restore it with POST /nodes/{nodeId}/recycle-bin/{entryId}/restore)"`
+}
+
 // DeleteFile moves a file, or a folder with its content, to the recycle bin
 // (delete on the file or folder, and on every isolated file or folder below it:
-// 403 otherwise, nothing moves).
-func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, ref string) error {
+// 403 otherwise, nothing moves) and answers the bin entry's id.
+func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, ref string) (DeletedFile, error) {
 	l, f, err := s.openFile(ctx, p, libraryID, ref, acl.Delete)
 	if err != nil {
-		return err
+		return DeletedFile{}, err
 	}
-	return s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
+	var out DeletedFile
+	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		s.filesChanged(ctx)
 		tree, err := s.st.subtree(ctx, l.ID, f.Number)
 		if err != nil {
@@ -62,9 +68,13 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 			return err
 		}
 		payload, _ := json.Marshal(binFile{LibraryID: l.ID, TrashID: trashID, Number: f.Number, Name: f.Name, ItemType: f.itemType(), Count: len(tree)})
-		_, err = s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "file", Title: f.Name, DeletedBy: p.UserID, ScopeID: l.ID, Payload: payload, ResourceID: f.GUID})
+		out.RecycleBinEntryID, err = s.bin.Add(ctx, BinEntry{NodeID: l.NodeID, Kind: "file", Title: f.Name, DeletedBy: p.UserID, ScopeID: l.ID, Payload: payload, ResourceID: f.GUID})
 		return err
 	})
+	if err != nil {
+		return DeletedFile{}, err
+	}
+	return out, nil
 }
 
 // RestoreFile is the recycle-bin restore of kind "file". The entry goes back

@@ -62,7 +62,7 @@ func TestFolderTree(t *testing.T) {
 		if err != nil || len(tree) != 3 {
 			t.Fatalf("subtree %d %v", len(tree), err)
 		}
-		if err := s.DeleteFile(ctx, admin, l.ID, itoa(ab.ID)); err != nil {
+		if _, err := s.DeleteFile(ctx, admin, l.ID, itoa(ab.ID)); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.File(ctx, admin, l.ID, itoa(abc.ID)); err == nil {

@@ -27,10 +27,45 @@ func (s *Service) Versions(ctx context.Context, p *auth.Principal, libraryID, re
 	if err != nil {
 		return nil, err
 	}
+	names := map[string]string{}
 	for i := range vs {
 		vs[i].IsCurrent = vs[i].ID == f.VersionID
+		vs[i].CreatedByName = s.userName(ctx, vs[i].CreatedBy, names)
 	}
 	return vs, nil
+}
+
+// userName is the display name of a user, remembered in seen ("" when gone).
+func (s *Service) userName(ctx context.Context, id string, seen map[string]string) string {
+	if id == "" || s.subjects == nil {
+		return ""
+	}
+	if n, ok := seen[id]; ok {
+		return n
+	}
+	n, err := s.subjects.Subject(ctx, "user", id)
+	if err != nil {
+		n = ""
+	}
+	seen[id] = n
+	return n
+}
+
+// version finds one version of a file by id (404 when it is not one of them).
+func (s *Service) version(ctx context.Context, guid, versionID string) (*FileVersion, error) {
+	if _, ok := store.CanonicalUUID(strings.TrimSpace(versionID)); !ok {
+		return nil, fault.Validation("version", "version must be a version id (UUID)")
+	}
+	vs, err := s.st.versions(ctx, guid)
+	if err != nil {
+		return nil, err
+	}
+	for i := range vs {
+		if strings.EqualFold(vs[i].ID, strings.TrimSpace(versionID)) {
+			return &vs[i], nil
+		}
+	}
+	return nil, fault.NotFound("version")
 }
 
 // RestoreVersion makes the bytes of an earlier version the file's new current

@@ -121,7 +121,7 @@ func (s *Service) checkFileInfo(w http.ResponseWriter, r *http.Request, c *call)
 func version(f libraries.FileOut) string { return strconv.FormatInt(f.UpdatedAt.UnixNano(), 36) }
 
 func (s *Service) getFile(w http.ResponseWriter, r *http.Request, c *call) {
-	ct, err := s.lib.Download(r.Context(), c.p, c.c.Library, c.file.GUID)
+	ct, err := s.lib.Download(r.Context(), c.p, c.c.Library, c.file.GUID, "")
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -33,6 +33,8 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       DATABASE_URL: process.env.CORE_TEST_DATABASE_URL ?? '',
       SEED_ADMIN_PASSWORD: adminPassword,
       CORE_ACCESS_LOG: 'false',
+      // a small upload limit, so library.spec.ts can show a refused upload
+      CORE_MAX_UPLOAD_MB: '1',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

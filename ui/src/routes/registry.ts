@@ -12,6 +12,7 @@ export const screens: Partial<Record<Resolved['type'], Loader>> = {
   home: () => import('./node/NodeScreen.svelte'),
   node: () => import('./node/NodeScreen.svelte'),
   list: () => import('./list/ListScreen.svelte'),
+  library: () => import('./library/LibraryScreen.svelte'),
 };
 
 /** Console screens at fixed paths (not content routes of the API). */
@@ -19,6 +20,6 @@ export const fixedScreens: Record<string, () => Promise<{ default: Component }>>
   '/profile': () => import('./profile/Profile.svelte'),
   '/account/password': () => import('./account/Password.svelte'),
   '/account/preferences': () => import('./account/Preferences.svelte'),
-  '/search': () => import('./search/SearchNotice.svelte'),
+  '/search': () => import('./search/SearchScreen.svelte'),
   '/lists/new': () => import('./list/CreateList.svelte'),
 };

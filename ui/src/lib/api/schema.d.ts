@@ -1559,7 +1559,7 @@ export interface paths {
         post?: never;
         /**
          * Move a file or folder to the recycle bin
-         * @description Delete on the file or folder. A folder goes with everything below it, as one entry (kind file); delete is needed on every isolated file or folder below it as well (an isolated entry is a boundary: 403 otherwise, nothing moves; administrators have every right). Restore puts it back in its folder (the root when that folder is gone; 409 when the name is taken there); purge deletes the blobs of every version. fileRef is the file's number in the library or its guid; a malformed library id, fileRef, versionId or parentId answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
+         * @description Delete on the file or folder. A folder goes with everything below it, as one entry (kind file); delete is needed on every isolated file or folder below it as well (an isolated entry is a boundary: 403 otherwise, nothing moves; administrators have every right). Restore puts it back in its folder (the root when that folder is gone; 409 when the name is taken there); purge deletes the blobs of every version. data.recycleBinEntryId names the bin entry, for an exact undo (restore). fileRef is the file's number in the library or its guid; a malformed library id, fileRef, versionId or parentId answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
          */
         delete: operations["deleteFile"];
         options?: never;
@@ -1580,7 +1580,7 @@ export interface paths {
         };
         /**
          * Download a file
-         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content.
+         * @description View on the file. The stored content type, X-Content-Type-Options: nosniff, Content-Security-Policy: sandbox, Content-Disposition: attachment with an ASCII filename and the exact UTF-8 name in filename* (RFC 6266), ETag (changes with every version), Last-Modified, Accept-Ranges. Range requests answer 206; overlapping and adjacent ranges are coalesced into one (in the place of the first), and a Range that still names more than 16 ranges, or several ranges whose multipart/byteranges answer would be larger than the file, is answered 200 with the whole file (RFC 9110 14.2), so an answer never carries more than about the file's size; a set with no satisfiable range (every start at or past the end, or the zero-length suffix bytes=-0) answers 416 with Content-Range: bytes *\/size (an empty file answers 200); a syntactically invalid Range (bytes=5-2, another unit) is ignored as RFC 9110 says: 200 with the whole content; If-None-Match / If-Modified-Since answer 304. HEAD gives the headers only. A folder answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403. While the file store cannot be reached the answer is 503 UNAVAILABLE, given before any header or byte of the content. With ?version=<version id> (see listFileVersions) the bytes of that version are served the same way (its content type, its id as ETag, its date as Last-Modified); a version id that is not a UUID answers 400, one that is not a version of this file 404. With ?inline=true a PNG, JPEG, GIF, WebP or BMP image, a PDF or text/plain is answered with Content-Disposition: inline (for a preview in the browser; the sandbox CSP and nosniff stay); every other type, HTML and SVG included, stays an attachment.
          */
         get: operations["downloadFile"];
         put?: never;
@@ -3671,6 +3671,13 @@ export interface components {
             anonymous?: boolean;
             questions: components["schemas"]["SurveyQuestion"][] | null;
         };
+        DeletedFile: {
+            /**
+             * Format: uuid
+             * @description the recycle-bin entry that holds the file or folder (restore it with POST /nodes/{nodeId}/recycle-bin/{entryId}/restore)
+             */
+            recycleBinEntryId: string;
+        };
         DeletedItem: {
             /**
              * Format: uuid
@@ -3745,6 +3752,10 @@ export interface components {
         };
         EnvelopeDashboard: {
             data: components["schemas"]["Dashboard"];
+            success: boolean;
+        };
+        EnvelopeDeletedFile: {
+            data: components["schemas"]["DeletedFile"];
             success: boolean;
         };
         EnvelopeDeletedItem: {
@@ -4184,6 +4195,8 @@ export interface components {
             parentLabel: string;
         };
         FileVersion: {
+            /** @description display name of the author; empty when the user no longer exists */
+            createdByName: string;
             /** Format: date-time */
             created_at: string;
             created_by: string;
@@ -15234,7 +15247,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EnvelopeAny"];
+                    "application/json": components["schemas"]["EnvelopeDeletedFile"];
                 };
             };
             /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
@@ -15432,7 +15445,12 @@ export interface operations {
     };
     downloadFile: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description a version id: serve that version's bytes instead of the current ones */
+                version?: string;
+                /** @description true: Content-Disposition inline for images, PDF and plain text (preview) */
+                inline?: boolean;
+            };
             header?: never;
             path: {
                 /** @description the file's number in the library or its guid (malformed: 400) */

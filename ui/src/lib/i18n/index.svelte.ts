@@ -14,10 +14,12 @@ import enGrid from './en/grid';
 import ruGrid from './ru/grid';
 import enItems from './en/items';
 import ruItems from './ru/items';
+import enLibrary from './en/library';
+import ruLibrary from './ru/library';
 
-const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems };
+const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems, ...enLibrary };
 export type TextKey = keyof typeof en;
-const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems };
+const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems, ...ruLibrary };
 
 export type Lang = 'en' | 'ru';
 const storageKey = 'core.lang';
