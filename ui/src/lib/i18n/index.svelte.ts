@@ -14,10 +14,14 @@ import enGrid from './en/grid';
 import ruGrid from './ru/grid';
 import enItems from './en/items';
 import ruItems from './ru/items';
+import enPages from './en/pages';
+import ruPages from './ru/pages';
+import enSurveys from './en/surveys';
+import ruSurveys from './ru/surveys';
 
-const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems };
+const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems, ...enPages, ...enSurveys };
 export type TextKey = keyof typeof en;
-const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems };
+const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems, ...ruPages, ...ruSurveys };
 
 export type Lang = 'en' | 'ru';
 const storageKey = 'core.lang';
