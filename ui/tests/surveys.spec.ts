@@ -130,7 +130,7 @@ test('build a survey of every question type, answer it twice, see charts, respon
   // Results: charts, responses with names, the export.
   await page.goto(`${cat.path}/team-survey/results`);
   await expect(page.getByText('Responses: 2')).toBeVisible();
-  await expect(page.locator('canvas')).toHaveCount(4);
+  await expect(page.locator('canvas')).toHaveCount(5); // single, multiple, number, person, people
   const table = page.getByRole('table', { name: 'Responses' });
   await expect(table.getByRole('row')).toHaveCount(3);
   await expect(table.getByRole('link', { name: `Ann ${s}` })).toBeVisible();
