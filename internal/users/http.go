@@ -26,7 +26,7 @@ func (h *Handler) Register(api huma.API) {
 	create.Description += " The password must have 8 to 256 characters, not only white space, must not be one of the 10,000 most common passwords and must not equal the user's login or e-mail (ignoring case); otherwise 400 VALIDATION_ERROR on field password."
 	web.Register(api, web.Answers(create, http.StatusCreated), h.create)
 	web.Register(api, web.Op(http.MethodGet, "/admin/users/{id}", "getUser", "Full card of a user", web.Admin, "admin-users"), h.get)
-	update := web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag or administrator role", web.Admin, "admin-users")
+	update := web.Op(http.MethodPatch, "/admin/users/{id}", "updateUser", "Change name, email, active flag, administrator role or manager", web.Admin, "admin-users")
 	update.Description += " Deactivating the user or removing the administrator role signs the user out everywhere for good: every token issued before stops working at once and re-activation does not revive them."
 	web.Register(api, update, h.update)
 	reset := web.Op(http.MethodPost, "/admin/users/{id}/reset-password", "resetPassword", "Set a new password (local users only)", web.Admin, "admin-users")
@@ -99,12 +99,14 @@ type updateIn struct {
 		Email       *string `json:"email,omitempty" maxLength:"254"`
 		IsActive    *bool   `json:"isActive,omitempty"`
 		IsCoreAdmin *bool   `json:"isCoreAdmin,omitempty"`
+		// ManagerUserID sets the manager shown in the org chart.
+		ManagerUserID *string `json:"managerUserId,omitempty" maxLength:"36" doc:"the user's manager (org chart: /users/{id}/org-chain and org-children); empty string clears it. Must be another existing user (400 VALIDATION_ERROR details.field managerUserId otherwise). For directory users the next directory sync sets it from the directory's manager attribute again."`
 	}
 }
 
 func (h *Handler) update(ctx context.Context, in *updateIn) (*web.Out[Card], error) {
 	b := in.Body
-	u, err := h.svc.Update(ctx, auth.FromContext(ctx), in.ID, Patch{DisplayName: b.DisplayName, Email: b.Email, IsActive: b.IsActive, IsCoreAdmin: b.IsCoreAdmin})
+	u, err := h.svc.Update(ctx, auth.FromContext(ctx), in.ID, Patch{DisplayName: b.DisplayName, Email: b.Email, IsActive: b.IsActive, IsCoreAdmin: b.IsCoreAdmin, ManagerUserID: b.ManagerUserID})
 	if err != nil {
 		return nil, err
 	}

@@ -219,6 +219,8 @@ type Patch struct {
 	Email       *string
 	IsActive    *bool
 	IsCoreAdmin *bool
+	// ManagerUserID sets the user's manager (org chart); "" clears it.
+	ManagerUserID *string
 }
 
 // Update changes a user's card. Removing the administrator flag (or
@@ -270,6 +272,11 @@ func (s *Service) Update(ctx context.Context, actor *auth.Principal, id string, 
 		u.UpdatedAt = s.now().UTC()
 		if err := s.st.updateProfile(ctx, u, revoke); err != nil {
 			return err
+		}
+		if p.ManagerUserID != nil {
+			if err := s.setManager(ctx, u, *p.ManagerUserID); err != nil {
+				return err
+			}
 		}
 		if revoke {
 			u.TokenVersion++
@@ -443,4 +450,30 @@ func checkEmail(email string) (string, error) {
 		return "", fault.Validation("email", "email %q is not a valid address", email)
 	}
 	return email, nil
+}
+
+// setManager sets (or with "" clears) the manager of u: an existing user
+// other than u. Directory sync sets it again for directory users on its
+// next run.
+func (s *Service) setManager(ctx context.Context, u *User, managerID string) error {
+	if managerID != "" {
+		if _, err := uuid.Parse(managerID); err != nil {
+			return fault.Validation("managerUserId", "managerUserId must be a UUID or empty")
+		}
+		if managerID == u.ID {
+			return fault.Validation("managerUserId", "a user cannot be their own manager")
+		}
+		m, err := s.st.byID(ctx, managerID)
+		if store.IsNotFound(err) || err == nil && m.IsSystem {
+			return fault.Validation("managerUserId", "no such user")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.st.setManager(ctx, u.ID, managerID); err != nil {
+		return err
+	}
+	u.ManagerUserID = managerID
+	return nil
 }

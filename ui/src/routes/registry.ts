@@ -13,6 +13,13 @@ export const screens: Partial<Record<Resolved['type'], Loader>> = {
   node: () => import('./node/NodeScreen.svelte'),
   list: () => import('./list/ListScreen.svelte'),
   library: () => import('./library/LibraryScreen.svelte'),
+  page: () => import('./page/PageScreen.svelte'),
+  surveys: () => import('./survey/SurveyCatalog.svelte'),
+  survey: () => import('./survey/SurveyTake.svelte'),
+  survey_new: () => import('./survey/SurveyBuilder.svelte'),
+  survey_edit: () => import('./survey/SurveyBuilder.svelte'),
+  survey_take: () => import('./survey/SurveyTake.svelte'),
+  survey_results: () => import('./survey/SurveyResults.svelte'),
 };
 
 /** Console screens at fixed paths (not content routes of the API). */
@@ -22,4 +29,6 @@ export const fixedScreens: Record<string, () => Promise<{ default: Component }>>
   '/account/preferences': () => import('./account/Preferences.svelte'),
   '/search': () => import('./search/SearchScreen.svelte'),
   '/lists/new': () => import('./list/CreateList.svelte'),
+  '/pages/new': () => import('./page/CreatePage.svelte'),
+  '/people': () => import('./people/PersonCard.svelte'),
 };

@@ -863,7 +863,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change name, email, active flag or administrator role
+         * Change name, email, active flag, administrator role or manager
          * @description Administrators only (role core_admin). Deactivating the user or removing the administrator role signs the user out everywhere for good: every token issued before stops working at once and re-activation does not revive them.
          */
         patch: operations["updateUser"];
@@ -6424,6 +6424,8 @@ export interface components {
             readonly is_seed_admin?: boolean;
             /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
             readonly login?: string;
+            /** @description the user's manager (org chart: /users/{id}/org-chain and org-children); empty string clears it. Must be another existing user (400 VALIDATION_ERROR details.field managerUserId otherwise). For directory users the next directory sync sets it from the directory's manager attribute again. */
+            managerUserId?: string;
             /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
             readonly manager_user_id?: string | null;
             /** @description the user's own interface preferences (PATCH /auth/me/preferences). Read-only: returned by the GET of this resource; accepted in a write and ignored. */

@@ -16,10 +16,14 @@ import enItems from './en/items';
 import ruItems from './ru/items';
 import enLibrary from './en/library';
 import ruLibrary from './ru/library';
+import enPages from './en/pages';
+import ruPages from './ru/pages';
+import enSurveys from './en/surveys';
+import ruSurveys from './ru/surveys';
 
-const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems, ...enLibrary };
+const en = { ...enShell, ...enNodes, ...enPerms, ...enLists, ...enGrid, ...enItems, ...enLibrary, ...enPages, ...enSurveys };
 export type TextKey = keyof typeof en;
-const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems, ...ruLibrary };
+const ru: Record<TextKey, string> = { ...ruShell, ...ruNodes, ...ruPerms, ...ruLists, ...ruGrid, ...ruItems, ...ruLibrary, ...ruPages, ...ruSurveys };
 
 export type Lang = 'en' | 'ru';
 const storageKey = 'core.lang';
