@@ -3,6 +3,7 @@
 // a notice naming it.
 import type { Component } from 'svelte';
 import type { Schemas } from '../lib/api/client';
+import { session } from '../lib/session.svelte';
 
 export type Resolved = Schemas['RouteResult'];
 export type ScreenProps = { route: Resolved };
@@ -21,4 +22,7 @@ export const fixedScreens: Record<string, () => Promise<{ default: Component }>>
   '/account/preferences': () => import('./account/Preferences.svelte'),
   '/search': () => import('./search/SearchNotice.svelte'),
   '/lists/new': () => import('./list/CreateList.svelte'),
+  // The administration area: its code loads only for administrators; anyone
+  // else gets a small page that shows the API's own refusal (403) in words.
+  '/admin': () => (session.me?.is_core_admin ? import('./admin/Admin.svelte') : import('./admin-denied/Denied.svelte')),
 };
