@@ -61,7 +61,7 @@ test('create a user, sign in as them, make them administrator and take it back; 
   const other = await userPage(browser, baseURL, login);
 
   await page.getByLabel('Search users (login, name, e-mail)').fill(login);
-  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.getByLabel('Search users (login, name, e-mail)').press('Enter');
   await page.getByRole('link', { name: login }).click();
   await expect(page.getByRole('heading', { level: 1, name: `User Made ${login}` })).toBeVisible();
   await page.getByLabel('Administrator').check();
@@ -75,7 +75,7 @@ test('create a user, sign in as them, make them administrator and take it back; 
   await other.goto('/admin/users');
   await signIn(other, login, password);
   await other.getByLabel('Search users (login, name, e-mail)').fill(admin.login);
-  await other.getByRole('button', { name: 'Search', exact: true }).click();
+  await other.getByLabel('Search users (login, name, e-mail)').press('Enter');
   await other.getByRole('link', { name: admin.login, exact: true }).click();
   await expect(other.getByText(/bootstrap administrator account/)).toBeVisible();
   await other.getByLabel('Administrator').uncheck();
