@@ -64,7 +64,7 @@ test('create a user, sign in as them, make them administrator and take it back; 
   await page.getByLabel('Search users (login, name, e-mail)').press('Enter');
   await page.getByRole('link', { name: login }).click();
   await expect(page.getByRole('heading', { level: 1, name: `User Made ${login}` })).toBeVisible();
-  await page.getByLabel('Administrator').check();
+  await page.getByRole('checkbox', { name: 'Administrator', exact: true }).check();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await checkA11y(page, 'admin user card');
@@ -78,13 +78,13 @@ test('create a user, sign in as them, make them administrator and take it back; 
   await other.getByLabel('Search users (login, name, e-mail)').press('Enter');
   await other.getByRole('link', { name: admin.login, exact: true }).click();
   await expect(other.getByText(/bootstrap administrator account/)).toBeVisible();
-  await other.getByLabel('Administrator').uncheck();
+  await other.getByRole('checkbox', { name: 'Administrator', exact: true }).uncheck();
   await other.getByRole('button', { name: 'Save' }).click();
   await expect(other.getByRole('alert')).toContainText(/bootstrap administrator .* always keeps the administrator role/);
-  await expect(other.getByLabel('Administrator')).toBeChecked();
+  await expect(other.getByRole('checkbox', { name: 'Administrator', exact: true })).toBeChecked();
   await other.context().close();
 
-  await page.getByLabel('Administrator').uncheck();
+  await page.getByRole('checkbox', { name: 'Administrator', exact: true }).uncheck();
   await page.getByRole('button', { name: 'Save' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await page.getByRole('link', { name: /All users/ }).click();
@@ -185,13 +185,13 @@ test('the dashboard request figure grows while requests are made', async ({ page
 });
 
 test('screenshots and axe-core of the main administration screens in both languages', async ({ page }) => {
-  test.setTimeout(120_000);
+  test.setTimeout(240_000);
   await asAdmin(page, '/admin');
   for (const lang of ['en', 'ru'] as const) {
     // The language of this browser only (not saved as the administrator's
     // preference, which other tests would inherit).
     await page.evaluate((l) => localStorage.setItem('core.lang', l), lang);
-    for (const [path, name] of [['/admin', 'dashboard'], ['/admin/users', 'users'], ['/admin/groups', 'groups'], ['/admin/services', 'services'], ['/admin/jobs', 'jobs'], ['/admin/logs', 'logs'], ['/admin/audit', 'audit'], ['/admin/backups', 'backups']] as const) {
+    for (const [path, name] of [['/admin', 'dashboard'], ['/admin/users', 'users'], ['/admin/groups', 'groups'], ['/admin/services', 'services'], ['/admin/jobs', 'jobs'], ['/admin/logs', 'logs'], ['/admin/audit', 'audit'], ['/admin/backups', 'backups'], ['/admin/directory', 'directory'], ['/admin/mail', 'mail'], ['/admin/modules', 'modules'], ['/admin/licence', 'licence'], ['/admin/receivers', 'receivers'], ['/admin/maintenance', 'maintenance']] as const) {
       await page.goto(path);
       await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
       await expect(page.getByRole('status').filter({ hasText: /Loading|Загрузка/ })).toHaveCount(0);
