@@ -43,6 +43,7 @@ test('an ordinary user sees no administration entry, gets 403 in words and loads
 });
 
 test('create a user, sign in as them, make them administrator and take it back; the bootstrap flag stays', async ({ page, browser, baseURL }) => {
+  test.setTimeout(120_000); // two browsers and three axe runs on a loaded machine
   const login = `made-${uniq()}`;
   await asAdmin(page, '/admin/users');
   await expect(page.getByRole('heading', { level: 1, name: 'Users' })).toBeVisible();
