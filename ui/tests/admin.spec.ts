@@ -136,7 +136,7 @@ test('the log filtered by a correlation id taken from a response header', async 
   const cid = r.headers()['x-request-id'];
   expect(cid).toBeTruthy();
   await asAdmin(page, '/admin/logs');
-  await page.getByLabel('Correlation id').fill(cid!);
+  await page.getByLabel('Correlation id', { exact: true }).fill(cid!);
   await page.getByRole('button', { name: 'Apply filters' }).click();
   await expect(page).toHaveURL(new RegExp(`correlationId=${cid}`));
   const rows = page.getByRole('row').filter({ hasText: 'sign-in failed' });
