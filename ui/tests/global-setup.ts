@@ -32,6 +32,9 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
       CORE_DATA_DIR: dataDir,
       DATABASE_URL: process.env.CORE_TEST_DATABASE_URL ?? '',
       SEED_ADMIN_PASSWORD: adminPassword,
+      // Backups are signed and keep their secrets, so a restore in a test
+      // brings the accounts' passwords back (admin.spec.ts).
+      CORE_BACKUP_KEY: 'console-tests-backup-key-2026',
       CORE_ACCESS_LOG: 'false',
       // a small upload limit, so library.spec.ts can show a refused upload
       CORE_MAX_UPLOAD_MB: '1',

@@ -3,6 +3,7 @@
 // a notice naming it.
 import type { Component } from 'svelte';
 import type { Schemas } from '../lib/api/client';
+import { session } from '../lib/session.svelte';
 
 export type Resolved = Schemas['RouteResult'];
 export type ScreenProps = { route: Resolved };
@@ -31,4 +32,7 @@ export const fixedScreens: Record<string, () => Promise<{ default: Component }>>
   '/lists/new': () => import('./list/CreateList.svelte'),
   '/pages/new': () => import('./page/CreatePage.svelte'),
   '/people': () => import('./people/PersonCard.svelte'),
+  // The administration area: its code loads only for administrators; anyone
+  // else gets a small page that shows the API's own refusal (403) in words.
+  '/admin': () => (session.me?.is_core_admin ? import('./admin/Admin.svelte') : import('./admin-denied/Denied.svelte')),
 };

@@ -30,6 +30,7 @@ export default {
   'shell.search.submit': 'Search',
   'shell.userMenu': 'User menu of {name}',
   'shell.profile': 'My profile',
+  'shell.admin': 'Administration',
   'shell.signOut': 'Sign out',
   'shell.nav': 'Navigation',
   'shell.nav.open': 'Menu',

@@ -31,6 +31,7 @@ export default {
   'shell.search.submit': 'Найти',
   'shell.userMenu': 'Меню пользователя {name}',
   'shell.profile': 'Мой профиль',
+  'shell.admin': 'Администрирование',
   'shell.signOut': 'Выйти',
   'shell.nav': 'Навигация',
   'shell.nav.open': 'Меню',
