@@ -643,6 +643,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/settings/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect settings (config of service oidc)
+         * @description Administrators only (role core_admin). The client secret is never returned: hasClientSecret says whether one is stored. Register the redirect URI <public URL>/api/v1/auth/oidc/callback at the provider (the public URL is CORE_PUBLIC_URL, else the scheme and host the browser used).
+         */
+        get: operations["getOidcSettings"];
+        /**
+         * Replace the OpenID Connect settings
+         * @description Administrators only (role core_admin). Omit clientSecret or send ******** to keep the stored one (only while issuer and clientId stay the same); an empty string clears it. matchBy=login (default) finds an existing account whose login equals the login claim (default preferred_username, else the e-mail); matchBy=email finds the one account with the ID token's e-mail, only when email_verified is true. Without a match a domain user (auth_source domain) is created. Every name of the groups claim (default groups) that equals the name of a domain_linked group (any case) adds the user to it; nothing is removed (ad-sync owns full membership) and portal groups are never touched. With allowedDomains set, only identities whose verified e-mail is in one of them may sign in. Discovery is cached for an hour; the provider's keys (JWKS) are fetched again when a token names an unknown key (key rotation).
+         */
+        put: operations["putOidcSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/settings/release": {
         parameters: {
             query?: never;
@@ -909,6 +933,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/app-passwords": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signed-in user's app passwords
+         * @description Name, scope, creation and last use (updated at most once a minute), newest first; never the password.
+         */
+        get: operations["listAppPasswords"];
+        put?: never;
+        /**
+         * Create an app password (shown once)
+         * @description Creates an app password of the signed-in user for WebDAV clients (/dav/, HTTP Basic with the login and this password) and scripts (Authorization: Bearer <password> on the REST API). The password is in this answer only; it is stored as a SHA-256 hash. scope read-only refuses every write made with it (403); read-write acts with the user's rights. At most 50 per user (409). Needs a session signed in with the real password: a call made with an app password answers 403. The audit log records the creation, each use from an address not seen before for that password, and the revocation.
+         */
+        post: operations["createAppPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/app-passwords/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app password
+         * @description Deletes one of the caller's app passwords; it stops working at once on every instance (every use reads the database). 404 when it is not the caller's.
+         */
+        delete: operations["revokeAppPassword"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/change-password": {
         parameters: {
             query?: never;
@@ -1011,6 +1079,86 @@ export interface paths {
          * @description Sets the properties sent and leaves the others; null clears one. language must be ru or en, timeZone an IANA time zone name as the tz database spells it (Europe/Moscow, UTC; case matters); otherwise 400 VALIDATION_ERROR naming the field. Answers the preferences as stored.
          */
         patch: operations["updateMyPreferences"];
+        trace?: never;
+    };
+    "/api/v1/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Sign-in methods offered
+         * @description Tells the sign-in screen which methods exist: password (always), oidc (a button opening oidc.startUrl, when OpenID Connect is configured in GET /admin/settings/oidc and service oidc is enabled) and negotiate (Windows integrated sign-in, when CORE_KERBEROS_KEYTAB is set).
+         */
+        get: operations["getSignInMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/negotiate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Windows integrated sign-in (Kerberos / SPNEGO)
+         * @description Only when CORE_KERBEROS_KEYTAB is set (else 404 NOT_FOUND, like an unknown route). Without an Authorization: Negotiate header it answers 401 with WWW-Authenticate: Negotiate, which makes a domain-joined browser send a Kerberos ticket for HTTP/<host> (SPNEGO; Kerberos 5 only, NTLM is never offered nor accepted). A valid ticket for the configured service principal (CORE_KERBEROS_SPN, default the keytab's first principal) of the keytab's realm signs in the domain user (auth_source domain, e.g. synchronised by ad-sync) whose login is the principal's name: the answer is that of POST /auth/login (token, core_token cookie). A ticket for another service, an expired ticket, a replayed authenticator, a principal of another realm or without a domain user answer 401 (with WWW-Authenticate: Negotiate).
+         */
+        get: operations["negotiateSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Complete an OpenID Connect sign-in
+         * @description The provider's redirect back: checks state against the flow cookie, exchanges the code (with the PKCE verifier), verifies the ID token (signature by the provider's keys, issuer, audience, expiry, nonce), finds or creates the user (see PUT /admin/settings/oidc) and sets the same core_token session cookie as POST /auth/login, then redirects (302) to returnTo of the start (a path of this site, default /). A state or cookie that does not match, a refused code, an expired or wrongly signed ID token or a wrong nonce answer 401 UNAUTHORIZED and start no session; so does an identity that is not allowed (e-mail domain, deactivated account, login held by another account).
+         */
+        get: operations["oidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an OpenID Connect sign-in (redirect to the provider)
+         * @description Redirects (302) to the provider's authorization endpoint: authorization code flow with PKCE (S256), a random state and nonce. State, nonce, the PKCE verifier and returnTo travel in the signed cookie core_oidc (HttpOnly, SameSite=Lax, 10 minutes, path /api/v1/auth/oidc), so the callback only completes in the browser that started the flow. 404 when OpenID Connect is not configured; 503 when the provider cannot be reached.
+         */
+        get: operations["startOidcSignIn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/directory/search": {
@@ -1591,6 +1739,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/libraries/{libraryId}/files/{fileRef}/edit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open a file in the Office editor
+         * @description View on the file. Answers the Office editor's address for the file (from the WOPI discovery of CORE_OFFICE_URL, read at {url}/hosting/discovery and kept for an hour) and an access token for the caller and this file only, valid 2 hours: mode edit with the edit right (UserCanWrite true), mode view with view only. The editor calls this host's WOPI endpoints (/wopi/files/{guid}: CheckFileInfo, GetFile, PutFile, Lock/Unlock/RefreshLock/GetLock, PutRelativeFile) with the token; every call re-checks the user's current right, a save adds a version authored by the user, locks are the WebDAV locks (a file locked in one is locked in the other) and requests carrying X-WOPI-Proof are checked against the discovery's proof key (RSA SHA-256; a forged or stale proof answers 401). 400 for a folder or a file type the editor does not open; 403 without view; 404 for a missing file; 503 UNAVAILABLE when no Office editor is configured or its discovery cannot be read.
+         */
+        get: operations["editFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/libraries/{libraryId}/files/{fileRef}/permission-settings": {
         parameters: {
             query?: never;
@@ -1613,6 +1781,26 @@ export interface paths {
          * @description Administrators. { inheritFromParent: false } copies the parent's effective rights as explicit records and isolates the file or folder: rights of folders, the library and nodes above no longer apply to it or anything below it. { inheritFromParent: true } drops its explicit records. fileRef is the file's number in the library or its guid; a malformed library id, fileRef, versionId or parentId answers 400. A missing library or file answers 404; one that exists but the caller lacks the right on answers 403.
          */
         patch: operations["setFilePermissionSettings"];
+        trace?: never;
+    };
+    "/api/v1/libraries/{libraryId}/files/{fileRef}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview of a file version
+         * @description View on the file. The preview of the current version (or of versionId), made by a background job of type libraries.preview (see GET /jobs) after each upload or version restore and kept per version until the version is purged with its file. format=png (default): a PNG whose longest side is at most 512 pixels, for images (PNG, JPEG, GIF, WebP, BMP; at most 50 megapixels), PDFs and Office documents (doc, docx, odt, rtf, xls, xlsx, ods, ppt, pptx, odp, odg; the first page). format=pdf: the first page of an Office document as PDF. PDFs and Office documents are rendered only when LibreOffice (soffice) is installed, in headless mode with a time limit (CORE_PREVIEW_TIMEOUT, default 60 s), an address-space limit (CORE_PREVIEW_MEMORY_MB, default 2048, through prlimit), no network (a network namespace through unshare -n where the system allows it) and a fresh profile per conversion; without it they get no preview. Files over 64 MiB, documents over the limits and unreadable files get none. The file listing says whether a preview exists (has_preview, has_preview_pdf). 404 when the version has no such preview (not made yet, not a kind that gets one, failed), the file or the version does not exist; 403 without view on the file; 400 for a folder, a malformed versionId or format. The answer carries ETag, Last-Modified, X-Content-Type-Options: nosniff and Content-Security-Policy: sandbox.
+         */
+        get: operations["previewFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/libraries/{libraryId}/files/{fileRef}/versions": {
@@ -3321,6 +3509,43 @@ export interface components {
             /** @description the key base64url(payload).base64url(signature), or the whole content of a key file (the first non-empty line not starting with # is the key) */
             licenseKey: string;
         };
+        AppPassword: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @description null until first used (updated at most once a minute)
+             */
+            lastUsedAt: string | null;
+            name: string;
+            /** @enum {string} */
+            scope: "read-only" | "read-write";
+        };
+        AppPasswordCreateInBody: {
+            /** @description what the password is for (a device, a script) */
+            name: string;
+            /**
+             * @description read-only: reads only (writes answer 403); read-write: what the user may do
+             * @enum {string}
+             */
+            scope: "read-only" | "read-write";
+        };
+        AppPasswordCreated: {
+            /** Format: date-time */
+            createdAt: string;
+            id: string;
+            /**
+             * Format: date-time
+             * @description null until first used (updated at most once a minute)
+             */
+            lastUsedAt: string | null;
+            name: string;
+            /** @description the app password; shown only in this answer */
+            password: string;
+            /** @enum {string} */
+            scope: "read-only" | "read-write";
+        };
         Attempt: {
             /** @description first 1 KiB of the receiver's answer body */
             answerExcerpt: string;
@@ -3601,6 +3826,25 @@ export interface components {
             /** @description empty = defaults.userFilter */
             userFilter: string;
         };
+        Cookie: {
+            Domain: string;
+            /** Format: date-time */
+            Expires: string;
+            HttpOnly: boolean;
+            /** Format: int64 */
+            MaxAge: number;
+            Name: string;
+            Partitioned: boolean;
+            Path: string;
+            Quoted: boolean;
+            Raw: string;
+            RawExpires: string;
+            /** Format: int64 */
+            SameSite: number;
+            Secure: boolean;
+            Unparsed: string[] | null;
+            Value: string;
+        };
         Counts: {
             /**
              * Format: int64
@@ -3692,6 +3936,26 @@ export interface components {
             source: string;
             version: string;
         };
+        EditOut: {
+            /** @description for this user and this file only */
+            accessToken: string;
+            /**
+             * Format: int64
+             * @description the token's end, milliseconds since 1970 (WOPI access_token_ttl)
+             */
+            accessTokenTtl: number;
+            /** @description the file's extension */
+            fileType: string;
+            /**
+             * @description edit with the edit right on the file, view with view only
+             * @enum {string}
+             */
+            mode: "edit" | "view";
+            /** @description the editor's address (the discovery's urlsrc with WOPISrc): open it by a form POST of access_token and access_token_ttl */
+            url: string;
+            /** @description the file's WOPI address on this host */
+            wopiSrc: string;
+        };
         Entry: {
             /** Format: date-time */
             at: string;
@@ -3716,6 +3980,10 @@ export interface components {
         };
         EnvelopeAny: {
             data: unknown;
+            success: boolean;
+        };
+        EnvelopeAppPasswordCreated: {
+            data: components["schemas"]["AppPasswordCreated"];
             success: boolean;
         };
         EnvelopeAttempt: {
@@ -3760,6 +4028,10 @@ export interface components {
         };
         EnvelopeDeletedItem: {
             data: components["schemas"]["DeletedItem"];
+            success: boolean;
+        };
+        EnvelopeEditOut: {
+            data: components["schemas"]["EditOut"];
             success: boolean;
         };
         EnvelopeEventReceiver: {
@@ -3840,6 +4112,10 @@ export interface components {
         };
         EnvelopeListAccount: {
             data: components["schemas"]["Account"][] | null;
+            success: boolean;
+        };
+        EnvelopeListAppPassword: {
+            data: components["schemas"]["AppPassword"][] | null;
             success: boolean;
         };
         EnvelopeListBackupRecord: {
@@ -3950,12 +4226,20 @@ export interface components {
             data: components["schemas"]["MenuView"];
             success: boolean;
         };
+        EnvelopeNegotiateSession: {
+            data: components["schemas"]["NegotiateSession"];
+            success: boolean;
+        };
         EnvelopeNewToken: {
             data: components["schemas"]["NewToken"];
             success: boolean;
         };
         EnvelopeNode: {
             data: components["schemas"]["Node"];
+            success: boolean;
+        };
+        EnvelopeOIDCSettings: {
+            data: components["schemas"]["OIDCSettings"];
             success: boolean;
         };
         EnvelopeOfficeStatus: {
@@ -4052,6 +4336,10 @@ export interface components {
         };
         EnvelopeSettingsOut: {
             data: components["schemas"]["SettingsOut"];
+            success: boolean;
+        };
+        EnvelopeSignInMethods: {
+            data: components["schemas"]["SignInMethods"];
             success: boolean;
         };
         EnvelopeStatus: {
@@ -4170,6 +4458,10 @@ export interface components {
             file_size: number;
             /** Format: uuid */
             guid: string;
+            /** @description a preview image of the current version exists (GET .../preview); made by a background job after each upload, false until then and for files that get none */
+            has_preview: boolean;
+            /** @description a first-page PDF of the current version exists (Office documents; GET .../preview?format=pdf) */
+            has_preview_pdf: boolean;
             /**
              * Format: int64
              * @description the file's number in its library
@@ -4721,6 +5013,10 @@ export interface components {
              * @description Read-only: returned by the GET of this resource; accepted in a write and ignored.
              */
             readonly guid?: string;
+            /** @description a preview image of the current version exists (GET .../preview); made by a background job after each upload, false until then and for files that get none. Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly has_preview?: boolean;
+            /** @description a first-page PDF of the current version exists (Office documents; GET .../preview?format=pdf). Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly has_preview_pdf?: boolean;
             /**
              * Format: int64
              * @description the file's number in its library. Read-only: returned by the GET of this resource; accepted in a write and ignored.
@@ -5096,6 +5392,12 @@ export interface components {
             items: components["schemas"]["Item"][] | null;
             settings: components["schemas"]["Settings"];
         };
+        NegotiateSession: {
+            /** Format: date-time */
+            expiresAt: string;
+            token: string;
+            user: unknown;
+        };
         NewAccount: {
             displayName?: string;
             /** @description give the account the administrator role */
@@ -5205,10 +5507,68 @@ export interface components {
              */
             readonly updatedAt?: string;
         };
+        OIDCMethod: {
+            label: string;
+            /** @description open it in the browser (top-level navigation) to sign in */
+            startUrl: string;
+        };
+        OIDCSettings: {
+            /** @description e-mail domains allowed to sign in; empty = any */
+            allowedDomains: string[] | null;
+            buttonLabel: string;
+            clientId: string;
+            /** @description issuer and clientId are set */
+            configured: boolean;
+            defaultScopes: string[] | null;
+            /** @description empty = groups */
+            groupsClaim: string;
+            hasClientSecret: boolean;
+            issuer: string;
+            /** @description empty = preferred_username */
+            loginClaim: string;
+            /**
+             * @description how an existing account is found
+             * @enum {string}
+             */
+            matchBy: "login" | "email";
+            /** @description path of the redirect URI to register at the provider (prefix it with the portal's public URL) */
+            redirectPath: string;
+            /** @description empty = defaultScopes */
+            scopes: string[] | null;
+        };
+        OIDCSettingsPut: {
+            allowedDomains?: string[] | null;
+            buttonLabel?: string;
+            clientId?: string;
+            /** @description omit or send ******** to keep the stored secret (only while issuer and clientId stay the same: otherwise 400); empty clears it (public client, PKCE only). Never returned. */
+            clientSecret?: string;
+            /** @description issuer and clientId are set. Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly configured?: boolean;
+            /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly defaultScopes?: string[] | null;
+            groupsClaim?: string;
+            /** @description Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly hasClientSecret?: boolean;
+            /** @description issuer URL (https; http only for loopback hosts); empty = not configured */
+            issuer: string;
+            loginClaim?: string;
+            /** @enum {string} */
+            matchBy?: "login" | "email" | "";
+            /** @description path of the redirect URI to register at the provider (prefix it with the portal's public URL). Read-only: returned by the GET of this resource; accepted in a write and ignored. */
+            readonly redirectPath?: string;
+            /** @description scopes asked for; openid is always added */
+            scopes?: string[] | null;
+        };
         OfficeStatus: {
             /** @description CORE_OFFICE_URL is set */
             configured: boolean;
+            /** @description the document server's WOPI discovery ({url}/hosting/discovery) was read: documents can be opened in it */
+            discovery: boolean;
+            /** @description file extensions the document server opens, from its discovery (empty when it cannot be read) */
+            fileTypes: string[] | null;
             message: string;
+            /** @description the discovery publishes a proof key; WOPI requests carrying a proof are checked with it */
+            proofKey: boolean;
             /** @description GET {url}/healthcheck answered 2xx within 5 s */
             reachable: boolean;
             url: string;
@@ -5817,6 +6177,14 @@ export interface components {
             retentionDays: number;
             /** @description this instance's writer counters since it started (queue, dropped, written) */
             stats: components["schemas"]["Stats"];
+        };
+        SignInMethods: {
+            /** @description Windows integrated sign-in (GET /auth/negotiate) is configured */
+            negotiate: boolean;
+            /** @description null unless OpenID Connect is configured and service oidc is enabled */
+            oidc: components["schemas"]["OIDCMethod"] | null;
+            /** @description always true: local accounts sign in with POST /auth/login */
+            password: boolean;
         };
         SortKey: {
             column: string;
@@ -6984,7 +7352,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -7242,7 +7610,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -7358,7 +7726,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -7841,7 +8209,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -8056,7 +8424,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -8251,7 +8619,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -8505,7 +8873,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -8703,7 +9071,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -8907,7 +9275,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9004,7 +9372,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9199,7 +9567,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9313,7 +9681,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9508,7 +9876,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9784,7 +10152,202 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
+            423: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    getOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeOIDCSettings"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    putOidcSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OIDCSettingsPut"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeOIDCSettings"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -9979,7 +10542,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -10174,7 +10737,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -10369,7 +10932,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -10907,7 +11470,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -11108,7 +11671,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -11326,6 +11889,280 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["APIError"];
                     "text/plain": string;
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    listAppPasswords: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeListAppPassword"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    createAppPassword: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first answer of a POST carrying this key (1 to 255 visible ASCII characters, for example a UUID) is kept 24 hours for the signed-in user, and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AppPasswordCreateInBody"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeAppPasswordCreated"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description VALIDATION_ERROR: the request body arrived slower than the minimum rate */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the limit */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    revokeAppPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeAny"];
+                };
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description CONFLICT: the request conflicts with the current state */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
                 };
             };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
@@ -11875,6 +12712,268 @@ export interface operations {
             };
         };
     };
+    getSignInMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeSignInMethods"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    negotiateSignIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Negotiate <SPNEGO token, base64> */
+                Authorization?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Set-Cookie"?: string;
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeNegotiateSession"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: send a Kerberos ticket */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: Windows integrated sign-in is not configured (no CORE_KERBEROS_KEYTAB) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    oidcCallback: {
+        parameters: {
+            query?: {
+                code?: string;
+                state?: string;
+                /** @description set by the provider when the person cancelled or was refused */
+                error?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: {
+                core_oidc?: components["schemas"]["Cookie"];
+            };
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: the sign-in was refused */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: OpenID Connect is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the identity provider cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    startOidcSignIn: {
+        parameters: {
+            query?: {
+                /** @description path of this site to open after sign-in (default /) */
+                returnTo?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    Location?: string;
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: OpenID Connect is not configured */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the identity provider cannot be reached */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
     searchDirectory: {
         parameters: {
             query: {
@@ -12140,7 +13239,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -12235,7 +13334,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -12419,7 +13518,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -12620,7 +13719,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -12799,7 +13898,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -12916,7 +14015,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -13033,7 +14132,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -13129,7 +14228,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -13767,7 +14866,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14052,7 +15151,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14231,7 +15330,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14348,7 +15447,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14552,7 +15651,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14649,7 +15748,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -14768,7 +15867,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -15003,7 +16102,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -15297,7 +16396,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -15416,7 +16515,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -15533,6 +16632,92 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["APIError"];
                     "text/plain": string;
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    editFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the file's number in the library or its guid (malformed: 400) */
+                fileRef: string;
+                /** @description the library id */
+                libraryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the editor address and access token */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeEditOut"];
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
                 };
             };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
@@ -15731,13 +16916,125 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAVAILABLE: the database or another backend cannot be reached; retry later */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+        };
+    };
+    previewFile: {
+        parameters: {
+            query?: {
+                /** @description png (default) or pdf */
+                format?: "png" | "pdf";
+                /** @description a version of the file (GET .../versions); default the current one */
+                versionId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the file's number in the library or its guid (malformed: 400) */
+                fileRef: string;
+                /** @description the library id */
+                libraryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the preview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Partial Content: the requested Range */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                    "image/png": string;
+                };
+            };
+            /** @description Not Modified: the copy the client holds (If-None-Match) is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description VALIDATION_ERROR: malformed or invalid input; details.field names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description UNAUTHORIZED: no valid token (or it was signed out or expired) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description FORBIDDEN: the caller lacks the right or role the operation needs */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description NOT_FOUND: the resource does not exist or is not visible to the caller */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                };
+            };
+            /** @description the Range cannot be satisfied (it starts past the end) */
+            416: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["APIError"];
+                    "text/plain": string;
                 };
             };
             /** @description INTERNAL: an unexpected failure; the message carries a correlation id */
@@ -15916,7 +17213,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16036,7 +17333,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16237,7 +17534,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16416,7 +17713,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16533,7 +17830,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16628,7 +17925,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16832,7 +18129,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -16929,7 +18226,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -17048,7 +18345,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -17460,7 +18757,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -17689,7 +18986,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -17814,7 +19111,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18023,7 +19320,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18292,7 +19589,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18411,7 +19708,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18627,7 +19924,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18726,7 +20023,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -18931,7 +20228,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -19398,7 +20695,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -19581,7 +20878,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -19700,7 +20997,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -19823,7 +21120,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -20171,7 +21468,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -20285,7 +21582,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -20648,7 +21945,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -20827,7 +22124,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -20944,7 +22241,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21061,7 +22358,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21186,7 +22483,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21388,7 +22685,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21483,7 +22780,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21600,7 +22897,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21717,7 +23014,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -21916,7 +23213,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22099,7 +23396,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22194,7 +23491,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22399,7 +23696,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22578,7 +23875,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22695,7 +23992,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -22898,7 +24195,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -23082,7 +24379,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -23713,7 +25010,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -23830,7 +25127,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24031,7 +25328,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24222,7 +25519,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24339,7 +25636,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24434,7 +25731,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24532,7 +25829,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24627,7 +25924,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -24922,7 +26219,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -25017,7 +26314,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;
@@ -25310,7 +26607,7 @@ export interface operations {
                     "application/json": components["schemas"]["APIError"];
                 };
             };
-            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only */
+            /** @description LICENSE_READ_ONLY: the licence is not valid and the portal is read-only; FILE_LOCKED: the file is locked (WebDAV or Office editing) by another user, details.holder names them */
             423: {
                 headers: {
                     [name: string]: unknown;

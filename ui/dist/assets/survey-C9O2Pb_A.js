@@ -1,0 +1,1 @@
+var e=[`single`,`multiple`,`text`,`number`,`date`,`user`,`users`],t=e=>e===`single`||e===`multiple`,n=e=>`surveys.type.${e}`,r=e=>`surveys.status.${e}`;function i(e){let t=e.lastIndexOf(`/surveys`);return t<=0?`/`:e.slice(0,t)}function a(e,t){for(let n=t.length+1;;n++){let r=`${e}${n}`;if(!t.includes(r))return r}}export{r as a,e as i,a as n,n as o,i as r,t};
