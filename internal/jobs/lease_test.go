@@ -25,11 +25,14 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		a, b := leaseQueue(db), leaseQueue(db)
+		// a lease long enough for a heartbeat write held up by the other
+		// worker's writes on a loaded machine (SQLite has one writer)
+		a.Lease, b.Lease = 2500*time.Millisecond, 2500*time.Millisecond
 		var runs atomic.Int32
 		h := func(ctx context.Context, _ *Job) (any, error) {
 			runs.Add(1)
 			select {
-			case <-time.After(3600 * time.Millisecond):
+			case <-time.After(3 * a.Lease):
 				return "done", nil
 			case <-ctx.Done():
 				return nil, context.Cause(ctx)
