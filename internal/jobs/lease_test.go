@@ -44,7 +44,7 @@ func TestHeartbeatKeepsLease(t *testing.T) {
 		go a.Run(ctx)
 		time.Sleep(100 * time.Millisecond)
 		go b.Run(ctx) // reaps every 200ms: would take the job over without heartbeats
-		j := waitStatus(t, a, id, StatusSucceeded)
+		j := waitStatusWithin(t, a, id, StatusSucceeded, 30*time.Second)
 		if j.Attempts != 1 || runs.Load() != 1 {
 			t.Fatalf("attempts %d, runs %d: the job was taken over while its worker lived", j.Attempts, runs.Load())
 		}

@@ -22,7 +22,12 @@ func fastQueue(db *store.DB) *Queue {
 
 func waitStatus(t *testing.T, q *Queue, id string, want string) *Job {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	return waitStatusWithin(t, q, id, want, 10*time.Second)
+}
+
+func waitStatusWithin(t *testing.T, q *Queue, id string, want string, within time.Duration) *Job {
+	t.Helper()
+	deadline := time.Now().Add(within)
 	for time.Now().Before(deadline) {
 		j, err := q.Get(context.Background(), id)
 		if err != nil {
