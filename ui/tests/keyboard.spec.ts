@@ -7,9 +7,18 @@ import { readFileSync } from 'node:fs';
 import { expect, test } from './fixtures';
 import { makeList, open } from './listkit';
 
-/** Presses Tab (Shift+Tab when back) until target has the focus; fails after max presses. */
+/**
+ * Presses Tab until target has the focus, Shift+Tab when it comes before the
+ * focused element (or when back), so the walk never wraps around the page
+ * (whose navigation grows with every section the suite makes); fails after
+ * max presses.
+ */
 async function tabTo(page: Page, target: Locator, back = false, max = 120): Promise<void> {
   await expect(target).toBeVisible();
+  back ||= await target.evaluate((el) => {
+    const active = document.activeElement;
+    return active != null && active !== document.body && (el.compareDocumentPosition(active) & Node.DOCUMENT_POSITION_PRECEDING) === 0 && el !== active;
+  });
   for (let i = 0; i < max; i++) {
     if (await target.evaluate((el) => el === document.activeElement)) {
       const mark = await target.evaluate((el) => {
