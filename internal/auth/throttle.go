@@ -66,7 +66,7 @@ type Throttle struct {
 // NewThrottle builds the throttle with its defaults on db.
 func NewThrottle(db *store.DB) *Throttle {
 	return &Throttle{st: &sessionStore{db: db}, PairLimit: 5, AddressLimit: 20, Window: 15 * time.Minute,
-		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, AddressMaxDelay: time.Minute, InFlightWait: 5 * time.Second, KnownFor: 30 * 24 * time.Hour, now: time.Now}
+		LoginCeiling: 20, LoginWindow: time.Hour, BaseDelay: time.Second, MaxDelay: 30 * time.Second, AddressMaxDelay: time.Minute, InFlightWait: 15 * time.Second, KnownFor: 30 * 24 * time.Hour, now: time.Now}
 }
 
 // attempt is one sign-in attempt admitted by Begin.
