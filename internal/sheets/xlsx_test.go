@@ -44,7 +44,9 @@ func TestXLSXSparseAndWide(t *testing.T) {
 	} {
 		began := time.Now()
 		_, rows, err := readAll(t, sheetOf(tc.body), lim)
-		if took := time.Since(began); took > 5*time.Second {
+		// well under a second plain; the bound catches a pathological read
+		// (minutes) even under the race detector on a loaded machine
+		if took := time.Since(began); took > 30*time.Second {
 			t.Errorf("%s: %v", name, took)
 		}
 		if len(rows) != tc.rows || (err != nil) != tc.err {
