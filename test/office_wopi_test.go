@@ -23,7 +23,9 @@ func wopiEdit(t *testing.T, c *kit.Client, f *libFixture, file map[string]any) m
 // editor and a viewer, GetFile, a locked PutFile that makes a version
 // authored by the editor, locks shared with the API's 423, wrong, expired
 // and other-file tokens refused, proof keys checked (good, forged, stale),
-// PutRelativeFile, and the Office status.
+// PutRelativeFile, and the Office status; a read-only app password opens
+// in view mode, and a password reset, a deactivation (even undone) or a
+// revoked app password ends the tokens minted before.
 func TestOfficeWOPI(t *testing.T) {
 	t.Parallel()
 	office := kit.NewWOPIServer(t)
@@ -178,6 +180,64 @@ func TestOfficeWOPI(t *testing.T) {
 			sort.Strings(names)
 			if strings.Join(names, ",") != "Folder,notes.txt,other.docx,report.docx,report.odt" {
 				t.Errorf("names %v", names)
+			}
+		})
+
+		t.Run("credentials: read-only app password views; reset, deactivation and revocation end tokens", func(t *testing.T) {
+			cred, credID := s.CreateUser(t, "wopicred", false)
+			grantLib(t, admin, "node", f.nodeID, credID, "edit", nil)
+			info := func(e map[string]any) int {
+				st, _, _ := office.Call(t, "GET", e["wopiSrc"].(string), e["accessToken"].(string), nil, nil, kit.ProofGood)
+				return st
+			}
+			// a read-only app password opens in view mode and its token never writes
+			ro := cred.Do(t, "POST", "/auth/app-passwords", map[string]any{"name": "x", "scope": "read-only"}).Expect(t, 201).Map(t)
+			roC := &kit.Client{S: s, Token: ro["password"].(string), HTTP: cred.HTTP}
+			e := wopiEdit(t, roC, f, other)
+			if e["mode"] != "view" {
+				t.Fatalf("read-only app password: %v", e)
+			}
+			src, tok := e["wopiSrc"].(string), e["accessToken"].(string)
+			if st, _, _ := office.Call(t, "POST", src, tok, map[string]string{"X-WOPI-Override": "LOCK", "X-WOPI-Lock": "RO"}, nil, kit.ProofGood); st != 409 {
+				t.Errorf("read-only Lock %d", st)
+			}
+			if st, _, _ := office.Call(t, "POST", src+"/contents", tok, map[string]string{"X-WOPI-Override": "PUT"}, []byte("x"), kit.ProofGood); st != 401 {
+				t.Errorf("read-only PutFile %d", st)
+			}
+			if st, _, _ := office.Call(t, "POST", src, tok, map[string]string{"X-WOPI-Override": "PUT_RELATIVE", "X-WOPI-SuggestedTarget": ".odt"}, []byte("x"), kit.ProofGood); st != 401 {
+				t.Errorf("read-only PutRelativeFile %d", st)
+			}
+			// a read-write app password edits until it is revoked
+			rw := cred.Do(t, "POST", "/auth/app-passwords", map[string]any{"name": "y", "scope": "read-write"}).Expect(t, 201).Map(t)
+			erw := wopiEdit(t, &kit.Client{S: s, Token: rw["password"].(string), HTTP: cred.HTTP}, f, other)
+			if erw["mode"] != "edit" || info(erw) != 200 {
+				t.Fatalf("read-write app password: %v", erw)
+			}
+			cred.Do(t, "DELETE", "/auth/app-passwords/"+rw["id"].(string), nil).Expect(t, 200)
+			if st := info(erw); st != 401 {
+				t.Errorf("token of a revoked app password %d", st)
+			}
+			// a password reset by an administrator ends the earlier tokens
+			es := wopiEdit(t, cred, f, other)
+			if es["mode"] != "edit" || info(es) != 200 || info(e) != 200 {
+				t.Fatalf("session token: %v", es)
+			}
+			admin.Do(t, "POST", "/admin/users/"+credID+"/reset-password", map[string]any{"password": "a-Fresh-pass-4711"}).Expect(t, 200)
+			if st, st2 := info(es), info(e); st != 401 || st2 != 401 {
+				t.Errorf("tokens after a password reset %d %d", st, st2)
+			}
+			// deactivation ends them too, and reactivation does not bring them back
+			e2 := wopiEdit(t, s.Login(t, "wopicred", "a-Fresh-pass-4711"), f, other)
+			if info(e2) != 200 {
+				t.Fatalf("token after a new sign-in refused")
+			}
+			admin.Do(t, "PATCH", "/admin/users/"+credID, map[string]any{"isActive": false}).Expect(t, 200)
+			if st := info(e2); st != 401 {
+				t.Errorf("token of a deactivated user %d", st)
+			}
+			admin.Do(t, "PATCH", "/admin/users/"+credID, map[string]any{"isActive": true}).Expect(t, 200)
+			if st := info(e2); st != 401 {
+				t.Errorf("token after reactivation %d", st)
 			}
 		})
 

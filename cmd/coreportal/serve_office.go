@@ -31,7 +31,7 @@ func (a *app) buildOffice(ctx context.Context) error {
 			if !u.IsActive || u.IsSystem {
 				return nil, fault.NotFound("user")
 			}
-			return &auth.Principal{UserID: u.ID, Login: u.Login, DisplayName: u.DisplayName, IsAdmin: u.IsCoreAdmin}, nil
+			return &auth.Principal{UserID: u.ID, Login: u.Login, DisplayName: u.DisplayName, IsAdmin: u.IsCoreAdmin, TokenVersion: u.TokenVersion}, nil
 		})
 	a.release.UseOfficeDiscovery(func(ctx context.Context) (bool, []string, bool, string) {
 		st := a.office.Status(ctx)

@@ -236,3 +236,17 @@ func (s *Service) used(ctx context.Context, p *auth.Principal, id, addrs, addres
 	}
 	_, _ = s.db.W(ctx).ExecContext(ctx, `UPDATE app_passwords SET last_used_at = ? WHERE id = ?`, now, id)
 }
+
+// Live checks that the app password of that id still exists (not revoked):
+// fault UNAUTHORIZED otherwise. Office access tokens minted with an app
+// password recheck it on every WOPI call.
+func (s *Service) Live(ctx context.Context, id string) error {
+	var n int
+	if err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT count(*) FROM app_passwords WHERE id = ?`, id).Scan(&n); err != nil {
+		return err
+	}
+	if n == 0 {
+		return errBad
+	}
+	return nil
+}

@@ -118,3 +118,19 @@ func (w *statusWriter) Flush() {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Live checks that the token of that id still works (not revoked nor
+// expired): fault UNAUTHORIZED otherwise. Office access tokens minted with
+// a service token recheck it on every WOPI call.
+func (s *Service) Live(ctx context.Context, id string) error {
+	t, err := scanToken(s.db.Q(ctx).QueryRowContext(ctx, `SELECT `+tokCols+` FROM service_tokens WHERE id = ?`, id))
+	if store.IsNotFound(err) {
+		return fault.Unauthorized("invalid, expired or revoked service token")
+	} else if err != nil {
+		return err
+	}
+	if t.RevokedAt != nil || (t.ExpiresAt != nil && !s.now().Before(*t.ExpiresAt)) {
+		return fault.Unauthorized("invalid, expired or revoked service token")
+	}
+	return nil
+}

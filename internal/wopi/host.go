@@ -60,9 +60,17 @@ func (s *Service) wrap(h func(w http.ResponseWriter, r *http.Request, c *call)) 
 			}
 		}
 		p, err := s.users(ctx, cl.User)
-		if err != nil || p == nil {
+		if err != nil || p == nil || p.TokenVersion != cl.Version {
+			// missing or inactive user, or a password changed or reset, a
+			// deactivation or a lost administrator role since the token was minted
 			http.Error(w, "invalid access token", http.StatusUnauthorized)
 			return
+		}
+		if cl.CredKind != "" {
+			if s.creds == nil || s.creds(ctx, cl.CredKind, cl.CredID) != nil {
+				http.Error(w, "invalid access token", http.StatusUnauthorized)
+				return
+			}
 		}
 		ctx = auth.WithPrincipal(ctx, p)
 		f, err := s.lib.File(ctx, p, cl.Library, cl.File)
@@ -320,6 +328,10 @@ func (s *Service) unlockAndRelock(w http.ResponseWriter, r *http.Request, c *cal
 // X-WOPI-OverwriteRelativeTarget: true), X-WOPI-SuggestedTarget a name or
 // an extension (".pdf") adjusted until it is free.
 func (s *Service) putRelative(w http.ResponseWriter, r *http.Request, c *call) {
+	if !c.write { // a view token (view right or a read-only credential) never saves
+		http.Error(w, "the access token does not allow writing", http.StatusUnauthorized)
+		return
+	}
 	ctx := r.Context()
 	parent := ""
 	if c.file.ParentID != nil {
@@ -357,7 +369,9 @@ func (s *Service) putRelative(w http.ResponseWriter, r *http.Request, c *call) {
 		return
 	}
 	exp := s.now().Add(s.cfg.TokenTTL)
-	tok := s.sign.sign(claims{User: c.p.UserID, File: out.GUID, Library: c.c.Library, Write: c.write, Expires: exp.UnixMilli()})
+	nc := c.c
+	nc.File, nc.Write, nc.Expires = out.GUID, c.write, exp.UnixMilli()
+	tok := s.sign.sign(nc)
 	src := s.publicBase(requestBase(r)) + "/wopi/files/" + out.GUID
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"Name": out.Name, "Url": src + "?access_token=" + tok})

@@ -29,9 +29,12 @@ func (s *Service) MountAPI(mux *http.ServeMux, api huma.API) {
 	o := web.Op(http.MethodGet, "/libraries/{libraryId}/files/{fileRef}/edit", "editFile", "Open a file in the Office editor", web.User, "libraries")
 	o.Description = "View on the file. Answers the Office editor's address for the file (from the WOPI discovery of CORE_OFFICE_URL, " +
 		"read at {url}/hosting/discovery and kept for an hour) and an access token for the caller and this file only, valid 2 hours: " +
-		"mode edit with the edit right (UserCanWrite true), mode view with view only. The editor calls this host's WOPI endpoints " +
+		"mode edit with the edit right (UserCanWrite true), mode view with view only or when the caller signed in with a read-only " +
+		"credential (an app password of scope read-only, a service token of scope read: the token never writes). The editor calls this host's WOPI endpoints " +
 		"(/wopi/files/{guid}: CheckFileInfo, GetFile, PutFile, Lock/Unlock/RefreshLock/GetLock, PutRelativeFile) with the token; every call " +
-		"re-checks the user's current right, a save adds a version authored by the user, locks are the WebDAV locks (a file locked in one " +
+		"re-checks the user's current right (and answers 401 once the user's password was changed or reset, the account deactivated, " +
+		"even if reactivated since, or the administrator role lost after the token was issued, or once the app password or service token " +
+		"it was issued with is revoked or expired), a save adds a version authored by the user, locks are the WebDAV locks (a file locked in one " +
 		"is locked in the other) and requests carrying X-WOPI-Proof are checked against the discovery's proof key (RSA SHA-256; a forged " +
 		"or stale proof answers 401). 400 for a folder or a file type the editor does not open; 403 without view; 404 for a missing file; " +
 		"503 UNAVAILABLE when no Office editor is configured or its discovery cannot be read."

@@ -16,9 +16,14 @@ import (
 	"coreportal/internal/libraries"
 )
 
-// Users turns a user id into the principal WOPI calls act as (fault.NotFound
-// or an error for a missing or inactive user).
+// Users turns a user id into the principal WOPI calls act as, with the
+// account's current TokenVersion (fault.NotFound or an error for a missing
+// or inactive user).
 type Users func(ctx context.Context, id string) (*auth.Principal, error)
+
+// Credentials says whether the credential of that kind and id (an app
+// password, a service token) still exists and is valid: nil when it is.
+type Credentials func(ctx context.Context, kind, id string) error
 
 // Config configures the host.
 type Config struct {
@@ -39,8 +44,13 @@ type Service struct {
 	acl   *acl.Engine
 	locks *filelock.Store
 	users Users
+	creds Credentials
 	now   func() time.Time
 }
+
+// UseCredentials sets the check of the app password or service token a
+// WOPI token was minted with (on every WOPI call).
+func (s *Service) UseCredentials(c Credentials) { s.creds = c }
 
 // New builds the host over the libraries service (its lock store is the
 // WebDAV one).
@@ -96,7 +106,8 @@ var placeholder = regexp.MustCompile(`<[^>]*>`)
 
 // Edit gives the caller the editor address and an access token for one
 // file: view on the file is needed; the token allows writing when the
-// caller has edit.
+// caller has edit and did not sign in with a read-only credential (a
+// read-only app password or a service token of scope read: view mode).
 func (s *Service) Edit(ctx context.Context, p *auth.Principal, libraryID, ref, base string) (EditOut, error) {
 	f, err := s.lib.File(ctx, p, libraryID, ref)
 	if err != nil {
@@ -121,7 +132,7 @@ func (s *Service) Edit(ctx context.Context, p *auth.Principal, libraryID, ref, b
 	if len(acts) == 0 {
 		return EditOut{}, fault.Validation("fileRef", "the Office editor does not open .%s files", ext)
 	}
-	write := lvl >= acl.Edit
+	write := lvl >= acl.Edit && !p.ReadOnlyCredential()
 	mode, src := "view", acts["view"]
 	if write && acts["edit"] != "" {
 		mode, src = "edit", acts["edit"]
@@ -137,7 +148,7 @@ func (s *Service) Edit(ctx context.Context, p *auth.Principal, libraryID, ref, b
 		}
 	}
 	exp := s.now().Add(s.cfg.TokenTTL)
-	tok := s.sign.sign(claims{User: p.UserID, File: f.GUID, Library: libraryID, Write: write, Expires: exp.UnixMilli()})
+	tok := s.sign.sign(mint(p, f.GUID, libraryID, write, exp))
 	wopiSrc := s.publicBase(base) + "/wopi/files/" + f.GUID
 	u := placeholder.ReplaceAllString(src, "")
 	if !strings.HasSuffix(u, "?") && !strings.HasSuffix(u, "&") {
@@ -149,6 +160,15 @@ func (s *Service) Edit(ctx context.Context, p *auth.Principal, libraryID, ref, b
 	}
 	u += "WOPISrc=" + url.QueryEscape(wopiSrc)
 	return EditOut{URL: u, AccessToken: tok, AccessTokenTTL: exp.UnixMilli(), Mode: mode, FileType: ext, WOPISrc: wopiSrc}, nil
+}
+
+// mint is the claims of a token for p on one file.
+func mint(p *auth.Principal, file, library string, write bool, exp time.Time) claims {
+	c := claims{User: p.UserID, File: file, Library: library, Write: write, Expires: exp.UnixMilli(), Version: p.TokenVersion}
+	if p.Credential != nil {
+		c.CredKind, c.CredID = p.Credential.Kind, p.Credential.ID
+	}
+	return c
 }
 
 // publicBase is CORE_PUBLIC_URL or the request's own origin.

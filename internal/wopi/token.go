@@ -11,13 +11,19 @@ import (
 )
 
 // claims is what an access token carries: one user, one file, whether the
-// user may write it, and its end.
+// user may write it, and its end; the user's token version when it was
+// minted (a password change or reset, a deactivation or the loss of the
+// administrator role ends it, as for sessions) and the credential it was
+// minted with, when not a session (an app password or a service token).
 type claims struct {
-	User    string `json:"u"`
-	File    string `json:"f"`
-	Library string `json:"l"`
-	Write   bool   `json:"w"`
-	Expires int64  `json:"e"` // unix milliseconds
+	User     string `json:"u"`
+	File     string `json:"f"`
+	Library  string `json:"l"`
+	Write    bool   `json:"w"`
+	Expires  int64  `json:"e"` // unix milliseconds
+	Version  int    `json:"v"`
+	CredKind string `json:"ck,omitempty"`
+	CredID   string `json:"ci,omitempty"`
 }
 
 var errToken = errors.New("wopi: invalid or expired access token")
