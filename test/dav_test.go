@@ -114,6 +114,46 @@ func TestDAVLibraryRights(t *testing.T) {
 		if got := admin.names(t, root); !reflect.DeepEqual(got, []string{"secret"}) {
 			t.Fatalf("after delete: %v", got)
 		}
+
+		// a name the service would clean is refused before anything is
+		// written: stored cleaned, it would become a version of pp.txt
+		admin.expect(t, 201, "PUT", root+"pp.txt", "original", nil)
+		for _, bad := range []string{"p%0Ap.txt", "p%0Dp.txt", "p%09p.txt", "p%1Bp.txt", "p%7Fp.txt", "p%C2%85p.txt", "p%E2%80%AEp.txt", "p%5Cp.txt", strings.Repeat("p", 256) + ".txt"} {
+			admin.expect(t, 400, "PUT", root+bad, "replaced", nil)
+			admin.expect(t, 400, "MKCOL", root+bad, "", nil)
+			admin.expect(t, 400, "COPY", root+"pp.txt", "", map[string]string{"Destination": s.URL + "/dav" + root + bad})
+			admin.expect(t, 400, "MOVE", root+"pp.txt", "", map[string]string{"Destination": s.URL + "/dav" + root + bad})
+		}
+		if got := string(admin.expect(t, 200, "GET", root+"pp.txt", "", nil)); got != "original" {
+			t.Fatalf("pp.txt after PUTs of names cleaned to it: %q", got)
+		}
+		if got := admin.names(t, root); !reflect.DeepEqual(got, []string{"pp.txt", "secret"}) {
+			t.Fatalf("after names refused: %v", got)
+		}
+		// LOCK under a missing folder: 409, not 500; an error's body names its status
+		if raw := admin.expect(t, 409, "LOCK", root+"nowhere/x.txt", lockBody, map[string]string{"Depth": "0", "Content-Type": "application/xml"}); strings.TrimSpace(string(raw)) != "Conflict" {
+			t.Fatalf("LOCK body %q", raw)
+		}
+		if raw := reader.expect(t, 403, "DELETE", root+"pp.txt", "", nil); strings.Contains(string(raw), "Not Found") || strings.Contains(string(raw), "Method Not Allowed") {
+			t.Fatalf("403 body %q", raw)
+		}
+
+		// a throttled login is refused whatever the password: the good
+		// password remembered for a few minutes must not tell a guesser
+		// that it is right while sign-in answers 429
+		s.CreateUser(t, "davguess", false)
+		good := davUser{s, "davguess", "password-davguess"}
+		good.expect(t, 207, "PROPFIND", "/", "", map[string]string{"Depth": "0"})
+		for i := 0; ; i++ { // wrong guesses until the throttle answers 429
+			st, _, _ := davUser{s, "davguess", "wrong-guess"}.do(t, "PROPFIND", "/", nil, map[string]string{"Depth": "0"})
+			if st == 429 {
+				break
+			}
+			if st != 401 || i == 10 {
+				t.Fatalf("wrong guess %d: %d", i, st)
+			}
+		}
+		good.expect(t, 429, "PROPFIND", "/", "", map[string]string{"Depth": "0"})
 	})
 }
 

@@ -3,6 +3,7 @@ package test
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -231,11 +232,21 @@ func TestPreviewsWithoutLibreOffice(t *testing.T) {
 		img := f.put(t, admin, "", "photo.png", pngOf(64, 64), 201)
 		pdf := f.put(t, admin, "", "scan.pdf", dt.PDF("BT (x) Tj ET"), 201)
 		doc := f.put(t, admin, "", "letter.docx", docxOf(`<w:p><w:r><w:t>x</w:t></w:r></w:p>`, 1), 201)
+		// a 16-bit RGBA PNG under the pixel limit whose decoded bytes
+		// (8 a pixel, 141 MB) pass the byte limit: no preview, failed once
+		var deepPNG bytes.Buffer
+		if err := png.Encode(&deepPNG, image.NewNRGBA64(image.Rect(0, 0, 4200, 4200))); err != nil {
+			t.Fatal(err)
+		}
+		deep := f.put(t, admin, "", "deep.png", deepPNG.Bytes(), 201)
 		jobs := previewJobs(t, admin, time.Minute)
-		if len(jobs) != 1 || jobs[img["guid"].(string)]["status"] != "succeeded" {
+		if len(jobs) != 2 || jobs[img["guid"].(string)]["status"] != "succeeded" {
 			t.Fatalf("jobs %v", jobs)
 		}
-		for _, g := range []map[string]any{pdf, doc} {
+		if j := jobs[deep["guid"].(string)]; j["status"] != "failed" || j["attempts"] != 1.0 || !strings.Contains(fmt.Sprint(j["error"]), "limits") {
+			t.Fatalf("the 16-bit PNG over the byte limit: job %v", j)
+		}
+		for _, g := range []map[string]any{pdf, doc, deep} {
 			m := admin.Do(t, "GET", f.path("/files/%d", num(g)), nil).Expect(t, 200).Map(t)
 			if m["has_preview"] != false {
 				t.Errorf("%s: %v", g["name"], m)

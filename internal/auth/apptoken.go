@@ -49,3 +49,9 @@ func (s *Service) BasicLogin(ctx context.Context, login, password, address strin
 	}
 	return s.Authenticate(ctx, sess.Token)
 }
+
+// BasicHeld answers 429 RATE_LIMITED when sign-in of login from address is
+// refused for its failures: checked before a remembered Basic password.
+func (s *Service) BasicHeld(ctx context.Context, login, address string) error {
+	return s.throttle.Held(ctx, login, address)
+}

@@ -339,3 +339,19 @@ func (a *attempt) Cancel(ctx context.Context) {
 	_ = a.t.st.settle(ctx, a.pair, false, false)
 	_ = a.t.st.settle(ctx, a.addr, false, false)
 }
+
+// Held answers 429 RATE_LIMITED when the pair (login, address) has used up
+// its failures in the window, without taking a slot: a remembered good
+// password (WebDAV Basic) must not answer where sign-in would refuse.
+func (t *Throttle) Held(ctx context.Context, login, address string) error {
+	login = strings.ToLower(strings.TrimSpace(login))
+	now := t.now()
+	failures, _, err := t.st.slot(ctx, "p:"+login+"|"+AddressKey(address), now.Add(-t.Window).UnixMilli())
+	if err != nil {
+		return err
+	}
+	if failures >= t.PairLimit {
+		return throttled(t.Window)
+	}
+	return nil
+}

@@ -173,6 +173,11 @@ func (f *FS) create(ctx context.Context, name string) (webdav.File, error) {
 		return discard{}, nil
 	}
 	dir, err := f.resolve(ctx, path.Dir(clean))
+	if errors.Is(err, os.ErrNotExist) {
+		// RFC 4918 9.7.1 and 9.10.4: a missing parent is 409 (a LOCK
+		// would otherwise answer 500)
+		return nil, f.fail(fault.Conflict("the parent folder does not exist"))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"path"
 	"regexp"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/filelock"
+	"coreportal/internal/web"
 )
 
 // Prefix is where the tree is served.
@@ -85,6 +88,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "this app password is read-only", http.StatusForbidden)
 		return
 	}
+	if !cleanNames(w, r) {
+		return
+	}
 	if hidden(r.URL.Path) && r.Method == http.MethodPut {
 		// AppleDouble and .DS_Store: accepted and dropped (see hidden)
 		_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 16<<20))
@@ -118,6 +124,36 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	dh.ServeHTTP(&statusWriter{ResponseWriter: w, fs: fs}, r)
 }
 
+// cleanNames refuses (400) a PUT, MKCOL or LOCK of a name, or a COPY or
+// MOVE to one, that the libraries service would store cleaned (control
+// characters, bidirectional marks, a backslash, outer spaces, too long):
+// stored under the cleaned name, it could become a version of another file.
+func cleanNames(w http.ResponseWriter, r *http.Request) bool {
+	var target string
+	switch r.Method {
+	case http.MethodPut, "MKCOL", "LOCK":
+		target = r.URL.Path
+	case "COPY", "MOVE":
+		u, err := url.Parse(r.Header.Get("Destination"))
+		if err != nil {
+			return true // webdav's handler answers a bad Destination
+		}
+		target = u.Path
+	default:
+		return true
+	}
+	clean := path.Clean("/" + target)
+	if clean == "/" {
+		return true
+	}
+	base := path.Base(clean)
+	if web.UploadName(base) != base || len(base) > 255 {
+		http.Error(w, "the name is not allowed: no control characters, bidirectional marks or backslashes, at most 255 bytes", http.StatusBadRequest)
+		return false
+	}
+	return true
+}
+
 func writeMethod(m string) bool {
 	switch m {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, "PROPFIND":
@@ -132,6 +168,8 @@ type statusWriter struct {
 	http.ResponseWriter
 	fs    *FS
 	wrote bool
+	was   int // the status webdav's handler chose, when replaced
+	code  int // the status answered
 }
 
 func (s *statusWriter) WriteHeader(code int) {
@@ -140,19 +178,28 @@ func (s *statusWriter) WriteHeader(code int) {
 	}
 	s.wrote = true
 	if code >= 400 && s.fs.failed != nil {
-		if st := statusOf(s.fs.failed); st != 0 {
-			code = st
+		if st := statusOf(s.fs.failed); st != 0 && st != code {
+			s.was, code = code, st
 		}
 	}
 	if code == http.StatusOK && s.fs.lockCreated {
 		code = http.StatusCreated // a LOCK of an unmapped URL made the file
 	}
+	s.code = code
 	s.ResponseWriter.WriteHeader(code)
 }
 
 func (s *statusWriter) Write(b []byte) (int, error) {
 	if !s.wrote {
 		s.WriteHeader(http.StatusOK)
+	}
+	if s.was != 0 && string(b) == webdav.StatusText(s.was) {
+		// webdav's body names its own status: name the one answered
+		s.was = 0
+		if _, err := s.ResponseWriter.Write([]byte(webdav.StatusText(s.code))); err != nil {
+			return 0, err
+		}
+		return len(b), nil
 	}
 	return s.ResponseWriter.Write(b)
 }
@@ -237,6 +284,11 @@ func (h *Handler) check(ctx context.Context, login, password, address string) (*
 	hit, ok := h.basic[key]
 	h.mu.Unlock()
 	if ok && time.Since(hit.at) < basicTTL {
+		// the throttle first: a throttled login is refused whatever the
+		// password, or the remembered one would tell a guesser it is right
+		if err := h.auth.BasicHeld(ctx, login, address); err != nil {
+			return nil, err
+		}
 		p, err := h.auth.PrincipalFor(ctx, hit.user)
 		if err == nil && p.TokenVersion == hit.version {
 			return p, nil

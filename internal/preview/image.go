@@ -2,8 +2,10 @@ package preview
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/gif"  // decoder
 	_ "image/jpeg" // decoder
 	"image/png"
@@ -15,14 +17,48 @@ import (
 	_ "golang.org/x/image/webp" // decoder
 )
 
+// decoding lets one image decode run at a time in the process: each may
+// take up to MaxDecoded bytes, and jobs run several at once.
+var decoding = make(chan struct{}, 1)
+
 // scaleFile decodes the image in path and scales it (see scale).
-func scaleFile(path string, lim Limits) ([]byte, error) {
+func scaleFile(ctx context.Context, path string, lim Limits) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return scale(f, lim)
+	return scaleOne(ctx, f, lim)
+}
+
+// scaleOne is scale, one at a time (see decoding).
+func scaleOne(ctx context.Context, r io.ReadSeeker, lim Limits) ([]byte, error) {
+	select {
+	case decoding <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-decoding }()
+	return scale(r, lim)
+}
+
+// bytesPerPixel is what the decoder of an image with color model m
+// allocates per pixel (an upper bound; 8 for a model it does not know).
+func bytesPerPixel(m color.Model) int64 {
+	if _, ok := m.(color.Palette); ok {
+		return 1
+	}
+	switch m {
+	case color.GrayModel, color.AlphaModel:
+		return 1
+	case color.Gray16Model, color.Alpha16Model:
+		return 2
+	case color.YCbCrModel:
+		return 3
+	case color.RGBAModel, color.NRGBAModel, color.CMYKModel, color.NYCbCrAModel:
+		return 4
+	}
+	return 8
 }
 
 // scale decodes an image and scales it so that its longest side is at most
@@ -35,6 +71,13 @@ func scale(r io.ReadSeeker, lim Limits) ([]byte, error) {
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > lim.MaxPixels {
 		return nil, fmt.Errorf("%w: %dx%d pixels", ErrLimit, cfg.Width, cfg.Height)
+	}
+	maxDecoded := lim.MaxDecoded
+	if maxDecoded <= 0 {
+		maxDecoded = DefaultMaxDecoded
+	}
+	if n := int64(cfg.Width) * int64(cfg.Height) * bytesPerPixel(cfg.ColorModel); n > maxDecoded {
+		return nil, fmt.Errorf("%w: %dx%d pixels take %d MiB decoded", ErrLimit, cfg.Width, cfg.Height, n>>20)
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err

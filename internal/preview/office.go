@@ -109,7 +109,7 @@ func (o *office) render(ctx context.Context, path, kind string, lim Limits) (*Re
 	if err != nil {
 		return nil, err
 	}
-	if res.PNG, err = scale(bytes.NewReader(png), lim); err != nil {
+	if res.PNG, err = scaleOne(ctx, bytes.NewReader(png), lim); err != nil {
 		return nil, err
 	}
 	return res, nil

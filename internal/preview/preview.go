@@ -23,18 +23,25 @@ const (
 
 // Limits bound one rendering.
 type Limits struct {
-	MaxInput  int64         // bytes of input read (larger files get no preview)
-	MaxPixels int64         // width*height of a decoded image
-	MaxSide   int           // longest side of the preview image
-	Timeout   time.Duration // wall clock of one soffice conversion
-	MemoryMB  int           // address space of the soffice process
-	MaxPDF    int64         // bytes of the first-page PDF kept
+	MaxInput  int64 // bytes of input read (larger files get no preview)
+	MaxPixels int64 // width*height of a decoded image
+	// MaxDecoded bounds the bytes of a decoded image (width*height times
+	// the bytes per pixel of its color model: a 16-bit RGBA PNG takes 8);
+	// 0 means DefaultMaxDecoded.
+	MaxDecoded int64
+	MaxSide    int           // longest side of the preview image
+	Timeout    time.Duration // wall clock of one soffice conversion
+	MemoryMB   int           // address space of the soffice process
+	MaxPDF     int64         // bytes of the first-page PDF kept
 }
 
 // DefaultLimits are the production bounds.
 func DefaultLimits() Limits {
-	return Limits{MaxInput: 64 << 20, MaxPixels: 50_000_000, MaxSide: 512, Timeout: 60 * time.Second, MemoryMB: 2048, MaxPDF: 8 << 20}
+	return Limits{MaxInput: 64 << 20, MaxPixels: 50_000_000, MaxDecoded: DefaultMaxDecoded, MaxSide: 512, Timeout: 60 * time.Second, MemoryMB: 2048, MaxPDF: 8 << 20}
 }
+
+// DefaultMaxDecoded is the default bound of a decoded image's bytes.
+const DefaultMaxDecoded = 128 << 20
 
 // Result is a rendered preview: a PNG image, and for Office documents the
 // first page as PDF.
@@ -101,7 +108,7 @@ func (r *Renderer) Kind(name, mimeType string) string {
 func (r *Renderer) Render(ctx context.Context, path, name, mimeType string) (*Result, error) {
 	switch k := r.Kind(name, mimeType); k {
 	case KindImage:
-		png, err := scaleFile(path, r.Limits)
+		png, err := scaleFile(ctx, path, r.Limits)
 		if err != nil {
 			return nil, err
 		}
