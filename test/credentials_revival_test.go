@@ -38,3 +38,22 @@ func TestServiceTokenRevival(t *testing.T) {
 		(&kit.Client{S: s, Token: fresh, HTTP: http.DefaultClient}).Do(t, "GET", "/auth/me", nil).Expect(t, 200)
 	})
 }
+
+// TestAppPasswordRevival: an admin password reset ends the user's app
+// passwords for good; an app password answer is never replayed.
+func TestAppPasswordRevival(t *testing.T) {
+	t.Parallel()
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		admin := s.Admin(t)
+		user, uid := s.CreateUser(t, "apprev", false)
+		body := map[string]any{"name": "phone", "scope": "read-only"}
+		pw := postKeyed(t, user, "/auth/app-passwords", "ap-key-1", body).Expect(t, 201).Map(t)["password"].(string)
+		if again := postKeyed(t, user, "/auth/app-passwords", "ap-key-1", body).Expect(t, 409, "CONFLICT"); strings.Contains(string(again.Raw), pw) {
+			t.Fatal("the app password was replayed from the idempotency cache")
+		}
+		as := &kit.Client{S: s, Token: pw, HTTP: http.DefaultClient}
+		as.Do(t, "GET", "/auth/me", nil).Expect(t, 200)
+		admin.Do(t, "POST", "/admin/users/"+uid+"/reset-password", map[string]any{"password": "Another-pass-9137"}).Expect(t, 200)
+		as.Do(t, "GET", "/auth/me", nil).Expect(t, 401, "UNAUTHORIZED")
+	})
+}
