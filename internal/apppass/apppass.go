@@ -4,7 +4,9 @@
 // so a slow hash adds nothing), scoped read-only or read-write, usable as
 // the password of HTTP Basic on /dav/ and as a bearer token of the REST
 // API. Every use reads the database, so a revocation holds at once on every
-// instance. The audit log records creation, use from a new address and
+// instance. An app password belongs to the owner's token generation: a
+// password change or reset and a deactivation end it for good (as they end
+// sessions). The audit log records creation, use from a new address and
 // revocation.
 package apppass
 
@@ -122,8 +124,8 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, name, scope str
 	id := strings.ToLower(strings.NewReplacer("-", "a", "_", "b").Replace(random(9)))
 	token := auth.AppTokenPrefix + id + "_" + random(32)
 	now := s.now().UTC().Truncate(time.Microsecond)
-	if _, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO app_passwords (id, user_id, name, scope, hash, addresses, created_at) VALUES (?, ?, ?, ?, ?, '[]', ?)`,
-		id, p.UserID, name, scope, hash(token), now); err != nil {
+	if _, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO app_passwords (id, user_id, name, scope, hash, addresses, token_version, created_at) VALUES (?, ?, ?, ?, ?, '[]', ?, ?)`,
+		id, p.UserID, name, scope, hash(token), p.TokenVersion, now); err != nil {
 		return AppPasswordCreated{}, fmt.Errorf("store app password: %w", err)
 	}
 	audit.Record(ctx, audit.Entry{Action: ActionCreate, ResourceType: "app_password", ResourceID: id, Details: map[string]any{"name": name, "scope": scope}})
@@ -183,7 +185,9 @@ func (s *Service) Check(ctx context.Context, login, token, address string) (*aut
 		return nil, errBad
 	}
 	var user, name, scope, stored, addrs string
-	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT user_id, name, scope, hash, addresses FROM app_passwords WHERE id = ?`, id).Scan(&user, &name, &scope, &stored, &addrs)
+	var version int
+	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT user_id, name, scope, hash, addresses, token_version FROM app_passwords WHERE id = ?`, id).
+		Scan(&user, &name, &scope, &stored, &addrs, &version)
 	if errors.Is(err, sql.ErrNoRows) || store.IsNotFound(err) {
 		return nil, errBad
 	}
@@ -198,6 +202,12 @@ func (s *Service) Check(ctx context.Context, login, token, address string) (*aut
 		return nil, err
 	}
 	if login != "" && !strings.EqualFold(login, p.Login) {
+		return nil, errBad
+	}
+	// A password change or reset and a deactivation move the owner to a new
+	// token generation: app passwords of an older one are dead for good,
+	// like the sessions of that generation.
+	if version != p.TokenVersion {
 		return nil, errBad
 	}
 	p.Credential = &auth.Credential{Kind: auth.CredentialAppPassword, ID: id, Name: name, ReadOnly: scope == ReadOnly}

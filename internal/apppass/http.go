@@ -7,6 +7,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"coreportal/internal/auth"
+	"coreportal/internal/idempotency"
 	"coreportal/internal/web"
 )
 
@@ -33,7 +34,9 @@ func (h *Handler) Register(api huma.API) {
 	c.Description = "Creates an app password of the signed-in user for WebDAV clients (/dav/, HTTP Basic with the login and this password) and scripts " +
 		"(Authorization: Bearer <password> on the REST API). The password is in this answer only; it is stored as a SHA-256 hash. " +
 		"scope read-only refuses every write made with it (403); read-write acts with the user's rights. At most 50 per user (409). " +
-		"Needs a session signed in with the real password: a call made with an app password answers 403. The audit log records the creation, " +
+		"Needs a session signed in with the real password: a call made with an app password answers 403. " +
+		"A change of the user's password (by the user or an administrator's reset) and a deactivation of the account revoke all the user's app passwords for good " +
+		"(they answer 401 as unknown, also after a reactivation). The audit log records the creation, " +
 		"each use from an address not seen before for that password, and the revocation."
 	web.Register(api, web.Answers(c, http.StatusCreated), h.create)
 	l := web.Op(http.MethodGet, "/auth/app-passwords", "listAppPasswords", "The signed-in user's app passwords", web.User, "auth")
@@ -49,6 +52,7 @@ func (h *Handler) create(ctx context.Context, in *appPasswordCreateIn) (*web.Out
 	if err != nil {
 		return nil, err
 	}
+	idempotency.WithholdAnswer(ctx) // the answer holds the password: never kept for a retry
 	c, err := h.svc.Create(ctx, p, in.Body.Name, in.Body.Scope)
 	if err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"coreportal/internal/audit"
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/jobs"
@@ -120,6 +121,9 @@ func (s *Service) Create(ctx context.Context, in NewEventReceiver) (*EventReceiv
 	if err := s.st.insert(ctx, r); err != nil {
 		return nil, err
 	}
+	// the config may hold secrets (a webhook's): the audit keeps what identifies the receiver
+	audit.Record(ctx, audit.Entry{Action: "eventReceiver.create", ResourceType: "event_receiver", ResourceID: r.ID,
+		After: map[string]any{"eventName": r.EventName, "title": r.Title, "serviceKey": r.ServiceKey, "jobType": r.JobType, "listId": r.ListID}})
 	return present(r), nil
 }
 
@@ -191,7 +195,8 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if !ok {
 		return fault.Validation("id", "id must be a UUID (8-4-4-4-12 hex digits)")
 	}
-	if _, err := s.st.get(ctx, id); store.IsNotFound(err) {
+	old, err := s.st.get(ctx, id)
+	if store.IsNotFound(err) {
 		return fault.NotFound("event receiver")
 	} else if err != nil {
 		return err
@@ -199,6 +204,8 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err := s.st.delete(ctx, id); err != nil {
 		return err
 	}
+	audit.Record(ctx, audit.Entry{Action: "eventReceiver.delete", ResourceType: "event_receiver", ResourceID: id,
+		Before: map[string]any{"eventName": old.EventName, "title": old.Title, "serviceKey": old.ServiceKey, "jobType": old.JobType, "listId": old.ListID}})
 	if s.hooks != nil {
 		return s.hooks.Log.DeleteReceiver(ctx, id)
 	}

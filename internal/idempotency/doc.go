@@ -15,7 +15,8 @@ const paramDoc = "Makes a retry safe: the first answer of a POST carrying this k
 	"and a retry with the same key, method, path and body gets that answer again (same status and body, header Idempotent-Replayed: true) without a second create. " +
 	"The same key with another body, method or path answers 409 CONFLICT. A retry while the first request is still running waits for its answer up to 10 seconds, then answers 409 with Retry-After. " +
 	"If the server that ran the first request stopped mid-way, a retry runs it again once the key's 30-second lease has passed, unless the first request had already saved its change, " +
-	"which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. Any authenticated POST accepts the header; requests without it are not affected."
+	"which answers 409 (look the result up). Answers of 5xx, 401, 408 and 429 are not kept: a retry runs again. " +
+	"A success whose answer holds a secret shown only once (a new app password or service token) is never kept: a retry with the same key answers 409 (look the result up). Any authenticated POST accepts the header; requests without it are not affected."
 
 // creating names the operations that create something but answer 200 (or
 // are documented by hand), besides every POST documented with a 201.

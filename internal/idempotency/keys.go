@@ -142,12 +142,31 @@ func (k *Keys) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	}
 }
 
+// withheld stands, in the content type column, for an answer that carried a
+// secret and was therefore not stored.
+const withheld = "withheld; secret"
+
+type secretKey struct{}
+
+// WithholdAnswer tells the idempotency middleware, from inside a handler,
+// that the answer carries a secret shown only once (an app password, a
+// service token): it must never be stored nor replayed. A retry with the
+// same key answers 409 CONFLICT instead. Without an idempotent request it
+// does nothing.
+func WithholdAnswer(ctx context.Context) {
+	if p, ok := ctx.Value(secretKey{}).(*bool); ok {
+		*p = true
+	}
+}
+
 // first runs the request that holds the key and stores its answer.
 func (k *Keys) first(w http.ResponseWriter, r *http.Request, next http.Handler, user, key string) {
 	ctx := r.Context()
 	body := newHashingBody(r.Body)
 	r.Body = body
 	ctx = store.WithCommitHook(ctx, func(txCtx context.Context) error { return k.st.markSaved(txCtx, user, key) })
+	secret := new(bool)
+	ctx = context.WithValue(ctx, secretKey{}, secret)
 	stop := k.renewing(ctx, user, key)
 	rec := &capture{ResponseWriter: w, a: &answer{}}
 	next.ServeHTTP(rec, r.WithContext(ctx))
@@ -160,6 +179,11 @@ func (k *Keys) first(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			slog.WarnContext(ctx, "idempotency key not released", "err", err)
 		}
 		return
+	}
+	if *secret && a.status < 300 {
+		// The answer carries a secret shown once: keep only that it was
+		// given, never the answer (a retry answers 409, see replay).
+		a = &answer{status: http.StatusConflict, contentType: withheld}
 	}
 	if err := k.st.complete(done, user, key, body.sum(), a); err != nil {
 		slog.ErrorContext(ctx, "idempotent answer not stored: a retry with this key runs again", "err", err)
@@ -199,6 +223,12 @@ func (k *Keys) replay(w http.ResponseWriter, r *http.Request, rec *record) {
 	}
 	if body.sum() != rec.BodyHash {
 		web.WriteError(w, r, fault.Conflict("this %s was used with another request body within 24 hours; use a new key", Header))
+		return
+	}
+	if rec.ContentType == withheld {
+		w.Header().Set("Idempotent-Replayed", "true")
+		web.WriteError(w, r, fault.Conflict("the first request with this %s succeeded, but its answer held a secret shown only once and was not kept: "+
+			"look the result up (and revoke it if the secret was lost) instead of retrying", Header))
 		return
 	}
 	h := w.Header()

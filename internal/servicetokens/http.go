@@ -2,6 +2,7 @@ package servicetokens
 
 import (
 	"context"
+	"coreportal/internal/idempotency"
 	"net/http"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -58,6 +59,7 @@ type tokenIn struct {
 }
 
 func (h *Handler) createToken(ctx context.Context, in *tokenIn) (*web.Out[*NewToken], error) {
+	idempotency.WithholdAnswer(ctx) // the answer holds the token: never kept for a retry
 	return web.ReplyCreated(h.svc.CreateToken(ctx, in.ID, in.Body))
 }
 

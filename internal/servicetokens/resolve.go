@@ -20,13 +20,13 @@ const readUseEvery = time.Minute
 
 // Resolve is the auth.TokenResolver of service tokens: a token with Prefix
 // is checked against the database on every request (revoked, expired,
-// account deactivated).
+// account deactivated, or deactivated since the token was issued).
 func (s *Service) Resolve(ctx context.Context, token string) (*auth.Principal, bool, error) {
 	if !strings.HasPrefix(token, Prefix) {
 		return nil, false, nil
 	}
 	bad := fault.Unauthorized("invalid, expired or revoked service token")
-	t, err := s.st.byHash(ctx, hashOf(token))
+	t, version, err := s.st.byHash(ctx, hashOf(token))
 	if store.IsNotFound(err) {
 		return nil, true, bad
 	} else if err != nil {
@@ -37,7 +37,9 @@ func (s *Service) Resolve(ctx context.Context, token string) (*auth.Principal, b
 		return nil, true, bad
 	}
 	acc, err := s.users.AccountByID(ctx, t.AccountID)
-	if err != nil || !acc.IsActive || acc.IsSystem {
+	// A deactivation moves the account to a new token generation: tokens
+	// issued before it stay dead after a reactivation.
+	if err != nil || !acc.IsActive || acc.IsSystem || acc.TokenVersion != version {
 		return nil, true, bad
 	}
 	return &auth.Principal{UserID: acc.ID, Login: acc.Login, DisplayName: acc.DisplayName, IsAdmin: acc.IsAdmin,

@@ -150,13 +150,17 @@ func (s *Service) CreateToken(ctx context.Context, accountID string, in TokenReq
 		t := in.ExpiresAt.UTC()
 		in.ExpiresAt = &t
 	}
+	acc, err := s.users.AccountByID(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	raw := make([]byte, 32)
 	_, _ = rand.Read(raw)
 	secret := Prefix + base64.RawURLEncoding.EncodeToString(raw)
 	t := Token{ID: uuid.NewString(), AccountID: id, Name: name, Scope: in.Scope, Prefix: secret[:len(Prefix)+6],
 		ExpiresAt: in.ExpiresAt, CreatedAt: now}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		if err := s.st.insertToken(ctx, t, hashOf(secret), creator(p)); err != nil {
+		if err := s.st.insertToken(ctx, t, hashOf(secret), acc.TokenVersion, creator(p)); err != nil {
 			return err
 		}
 		audit.Record(ctx, audit.Entry{Action: "serviceToken.create", ResourceType: "service_token", ResourceID: t.ID,

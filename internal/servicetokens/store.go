@@ -66,9 +66,9 @@ func (s *tokStore) isAccount(ctx context.Context, userID string) (bool, error) {
 	return n > 0, err
 }
 
-func (s *tokStore) insertToken(ctx context.Context, t Token, hash string, by *string) error {
-	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO service_tokens (id, user_id, name, scope, token_hash, prefix, expires_at, created_by, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.AccountID, t.Name, t.Scope, hash, t.Prefix, t.ExpiresAt, by, t.CreatedAt)
+func (s *tokStore) insertToken(ctx context.Context, t Token, hash string, version int, by *string) error {
+	_, err := s.db.W(ctx).ExecContext(ctx, `INSERT INTO service_tokens (id, user_id, name, scope, token_hash, prefix, token_version, expires_at, created_by, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, t.ID, t.AccountID, t.Name, t.Scope, hash, t.Prefix, version, t.ExpiresAt, by, t.CreatedAt)
 	if err != nil {
 		return fmt.Errorf("insert service token: %w", err)
 	}
@@ -92,9 +92,17 @@ func (s *tokStore) tokens(ctx context.Context, userID string) ([]Token, error) {
 	return out, rows.Err()
 }
 
-func (s *tokStore) byHash(ctx context.Context, hash string) (Token, error) {
-	return scanToken(s.db.Q(ctx).QueryRowContext(ctx, `SELECT `+tokCols+` FROM service_tokens WHERE token_hash = ?`, hash))
+// byHash returns the token and the account's token generation it was issued in.
+func (s *tokStore) byHash(ctx context.Context, hash string) (Token, int, error) {
+	var version int
+	row := s.db.Q(ctx).QueryRowContext(ctx, `SELECT `+tokCols+`, token_version FROM service_tokens WHERE token_hash = ?`, hash)
+	t, err := scanToken(scanFunc(func(dest ...any) error { return row.Scan(append(dest, &version)...) }))
+	return t, version, err
 }
+
+type scanFunc func(...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 func (s *tokStore) revoke(ctx context.Context, userID, id string, at time.Time) (bool, error) {
 	res, err := s.db.W(ctx).ExecContext(ctx, `UPDATE service_tokens SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ? AND user_id = ?`, at, id, userID)

@@ -326,6 +326,11 @@ func (s *Service) ResetPassword(ctx context.Context, id, password string) error 
 	if u.AuthSource != "local" {
 		return fault.Validation("password", "the password of a domain user is managed by the directory")
 	}
+	if svc, err := s.st.isServiceAccount(ctx, id); err != nil {
+		return err
+	} else if svc {
+		return fault.Validation("password", "a service account has no usable password: it signs in only with its tokens")
+	}
 	hash, err := auth.HashPassword(password)
 	if err != nil {
 		return err
