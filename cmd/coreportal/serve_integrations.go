@@ -25,6 +25,7 @@ func (a *app) connectIntegrations() {
 	ic := a.cfg.Integrations
 	a.auth.SetCORSOrigins(ic.CORSOrigins)
 	a.serviceTokens = servicetokens.New(a.db, a.users)
+	a.users.SetServiceAccounts(a.serviceTokens.IsAccount)
 	a.auth.AddTokenResolver(a.serviceTokens.Resolve)
 	a.events.UseWebhooks(&events.Webhooks{
 		Sender:  webhooks.NewSender(webhooks.ParseHosts(ic.WebhookAllowedHosts), ic.WebhookTimeout),

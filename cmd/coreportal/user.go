@@ -15,6 +15,7 @@ import (
 	"coreportal/internal/config"
 	"coreportal/internal/fault"
 	"coreportal/internal/store"
+	"coreportal/internal/servicetokens"
 	"coreportal/internal/users"
 )
 
@@ -32,7 +33,9 @@ func withUsers(ctx context.Context, cfg config.Config, fn func(*users.Service) e
 	}
 	defer b.Close()
 	useCLIAudit(db)
-	return fn(users.NewService(db, b))
+	u := users.NewService(db, b)
+	u.SetServiceAccounts(servicetokens.New(db, u).IsAccount)
+	return fn(u)
 }
 
 // cliActor is the actor the audit log names for changes made through the

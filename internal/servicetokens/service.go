@@ -49,6 +49,11 @@ func creator(p *auth.Principal) *string {
 
 // CreateAccount adds a service account: a local user without a usable
 // password (a random one nobody sees), marked as a service account.
+// IsAccount reports whether the user is a service account.
+func (s *Service) IsAccount(ctx context.Context, userID string) (bool, error) {
+	return s.st.isAccount(ctx, userID)
+}
+
 func (s *Service) CreateAccount(ctx context.Context, in NewAccount) (*Account, error) {
 	p, err := auth.RequireAdmin(ctx)
 	if err != nil {

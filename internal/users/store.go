@@ -91,14 +91,6 @@ func (s *Store) updateProfile(ctx context.Context, u *User, revoke bool) error {
 	return nil
 }
 
-// isServiceAccount reports whether the user is a service account (the
-// service_accounts table of package servicetokens).
-func (s *Store) isServiceAccount(ctx context.Context, id string) (bool, error) {
-	var n int
-	err := s.db.Q(ctx).QueryRowContext(ctx, `SELECT count(*) FROM service_accounts WHERE user_id = ?`, id).Scan(&n)
-	return n > 0, err
-}
-
 func (s *Store) setPassword(ctx context.Context, id, hash string, at time.Time) error {
 	_, err := s.db.W(ctx).ExecContext(ctx, "UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ? WHERE id = ?", hash, at, id)
 	if err != nil {
