@@ -14,8 +14,8 @@ import (
 	"coreportal/internal/audit"
 	"coreportal/internal/config"
 	"coreportal/internal/fault"
-	"coreportal/internal/store"
 	"coreportal/internal/servicetokens"
+	"coreportal/internal/store"
 	"coreportal/internal/users"
 )
 
