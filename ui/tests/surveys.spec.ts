@@ -147,7 +147,9 @@ test('build a survey of every question type, answer it twice, see charts, respon
   expect(header).toContain('Favourite colour');
   expect(header).toContain('Team mates');
 
-  await page.evaluate(() => localStorage.setItem('core.lang', 'ru'));
+  // The language as a user switches it: saved on the server for this user.
+  await page.getByRole('button', { name: /User menu of/ }).click();
+  await page.getByRole('button', { name: 'Русский' }).click();
   await page.reload();
   await expect(page.getByText('Ответов: 2').first()).toBeVisible();
   await checkA11y(page, 'survey results (ru)');
@@ -155,6 +157,9 @@ test('build a survey of every question type, answer it twice, see charts, respon
   await page.goto(`${cat.path}/team-survey/edit`);
   await expect(page.getByRole('note')).toContainText('Вопросы заблокированы');
   await screenshots(page, 'survey-builder', 'ru');
+  await page.getByRole('button', { name: /Меню пользователя/ }).click();
+  await page.getByRole('button', { name: 'English' }).click();
+  await expect(page.getByRole('button', { name: /User menu of/ })).toBeVisible();
 });
 
 test('an anonymous survey shows no names in its responses', async ({ page, adminApi, request }) => {
