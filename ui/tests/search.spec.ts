@@ -53,10 +53,21 @@ test('search finds an item, a PDF and a page and opens each; filters; empty resu
   await page.goBack();
   await results.getByRole('link', { name: 'Field notes' }).first().click();
   await expect(page).toHaveURL(new RegExp(`/open-${s}/pages/field-notes$`));
+  // The answer to the unfiltered query coming back is held up: it arrives
+  // after the filtered one and must not replace it.
+  const unfiltered = (u: string) => u.includes('/api/v1/search?') && !u.includes('type=');
+  await page.route((u) => unfiltered(u.href), async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  const late = page.waitForResponse((r) => unfiltered(r.url()));
   await page.goBack();
 
   // filters: by type, by section; an empty result offers to remove them
   await page.getByLabel('Type').selectOption('file');
+  await expect(results.getByRole('heading', { level: 2 })).toHaveCount(1);
+  await late;
+  await page.unrouteAll();
   await expect(results.getByRole('heading', { level: 2 })).toHaveCount(1);
   await expect(results.getByRole('link', { name: 'study.pdf' }).first()).toBeVisible();
   await page.getByLabel('Search in this section').selectOption({ label: `Open ${s}` });
