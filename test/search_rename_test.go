@@ -36,8 +36,15 @@ func TestSearchFollowsRenames(t *testing.T) {
 			hits, _ := searchHits(t, admin, q)
 			return hitTitles(hits)
 		}
-		if got := titles("Wombatson"); len(got) != 2 {
-			t.Fatalf("before the rename: %v", got)
+		// the file's text is indexed by a job: wait for it, as for the renames
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			got := titles("Wombatson")
+			if len(got) == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("before the rename: %v", got)
+			}
 		}
 		if got := titles("Platypus"); len(got) != 1 || got[0] != "item:Harbour lease" {
 			t.Fatalf("group before the rename: %v", got)
