@@ -94,7 +94,9 @@ func (s *Service) extractText(ctx context.Context, j *jobs.Job) (any, error) {
 		text = ""
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
-		cur, err := s.st.fileAny(ctx, f.GUID)
+		// locked: an edit of the file's values committing meanwhile is read
+		// below, never overwritten in the index by what was read before it
+		cur, err := s.st.fileLocked(ctx, f.GUID)
 		if store.IsNotFound(err) || err == nil && cur.VersionID != f.VersionID {
 			return errSuperseded
 		}

@@ -53,6 +53,17 @@ func (s *Store) fileAny(ctx context.Context, guid string) (*File, error) {
 	return f, nil
 }
 
+// fileLocked is fileAny that, in a transaction on PostgreSQL, holds the
+// file's row until the end of it: writers of the same file wait for each
+// other, so the later one reads what the earlier one committed.
+func (s *Store) fileLocked(ctx context.Context, guid string) (*File, error) {
+	f, err := scanFile(s.db.Q(ctx).QueryRowContext(ctx, "SELECT "+fileColumns+" FROM library_files WHERE guid = ?"+s.db.Dialect.ForUpdate(), guid))
+	if err != nil {
+		return nil, fmt.Errorf("lock file: %w", err)
+	}
+	return f, nil
+}
+
 func (s *Store) fileByName(ctx context.Context, libraryID string, parentNo int64, nameKey string) (*File, error) {
 	f, err := scanFile(s.db.Q(ctx).QueryRowContext(ctx, "SELECT "+fileColumns+
 		" FROM library_files WHERE library_id = ? AND parent_no = ? AND name_key = ? AND deleted_at IS NULL", libraryID, parentNo, nameKey))

@@ -110,6 +110,15 @@ func (d Dialect) Now() string {
 	return "strftime('%Y-%m-%d %H:%M:%f+00:00','now')"
 }
 
+// ForUpdate is the row-lock suffix of a SELECT in a transaction; SQLite has
+// one writer, so none is needed.
+func (d Dialect) ForUpdate() string {
+	if d == Postgres {
+		return " FOR UPDATE"
+	}
+	return ""
+}
+
 // ForUpdateSkipLocked is the row-claim suffix; SQLite has one writer, so none is needed.
 func (d Dialect) ForUpdateSkipLocked() string {
 	if d == Postgres {
