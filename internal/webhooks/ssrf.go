@@ -19,13 +19,18 @@ var ErrRefusedAddress = errors.New("webhook target refused: private, loopback, l
 
 // blocked are the networks a webhook may not reach unless its host is allowed:
 // loopback, private (RFC 1918, unique local), link-local (cloud metadata at
-// 169.254.169.254), carrier-grade NAT, "this network", multicast, reserved.
+// 169.254.169.254), carrier-grade NAT, "this network", multicast, reserved;
+// and every IPv6 range that carries an IPv4 address inside it (IPv4-
+// compatible ::a.b.c.d, IPv4-translated ::ffff:0:a.b.c.d, NAT64, 6to4,
+// Teredo), the deprecated site-local fec0::/10 and the discard prefix, so
+// no spelling of an internal address gets through.
 var blocked = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
 		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
 		"192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8", "64:ff9b::/96", "2001:db8::/32",
+		"::/96", "::1/128", "::ffff:0:0:0/96", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
+		"64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:db8::/32", "2002::/16",
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}

@@ -35,7 +35,18 @@ func TestAddressAllowed(t *testing.T) {
 		{"::ffff:127.0.0.1", false}, // IPv4-mapped loopback
 		{"::ffff:169.254.169.254", false},
 		{"::ffff:93.184.216.34", true},
-		{"64:ff9b::7f00:1", false}, // NAT64 of 127.0.0.1
+		{"64:ff9b::7f00:1", false},  // NAT64 of 127.0.0.1
+		{"64:ff9b:1::a00:1", false}, // local-use NAT64
+		{"::127.0.0.1", false},      // IPv4-compatible loopback
+		{"::10.0.0.1", false},
+		{"::ffff:0:7f00:1", false}, // IPv4-translated loopback
+		{"::ffff:0:a9fe:a9fe", false},
+		{"2002:7f00:1::1", false},                       // 6to4 of 127.0.0.1
+		{"2002:a9fe:a9fe::1", false},                    // 6to4 of the metadata address
+		{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false}, // Teredo
+		{"fec0::1", false},                              // site-local
+		{"100::1", false},                               // discard
+		{"2a00:1450:4001::1", true},
 	} {
 		if got := AddressAllowed(netip.MustParseAddr(c.ip)); got != c.want {
 			t.Errorf("AddressAllowed(%s) = %v, want %v", c.ip, got, c.want)
