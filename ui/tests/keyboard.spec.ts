@@ -35,6 +35,20 @@ async function tabTo(page: Page, target: Locator, back = false, max = 120): Prom
   throw new Error(`${String(target)} was not reached with ${back ? 'Shift+Tab' : 'Tab'}`);
 }
 
+/**
+ * Starts the keyboard walk in the screen itself, as a keyboard user does:
+ * the first Tab of the page reaches the "Skip to content" link, Enter moves
+ * the focus into the main region, so the next Tab goes to the screen's first
+ * control rather than through the navigation.
+ */
+async function fromContent(page: Page): Promise<void> {
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await tabTo(page, skip);
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('main')).toBeFocused();
+  await expect(page).not.toHaveURL(/#main/);
+}
+
 /** Moves a focused closed select with the arrow keys until label is chosen. */
 async function arrowTo(page: Page, select: Locator, label: string): Promise<void> {
   for (let i = 0; i < 40; i++) {
@@ -53,9 +67,14 @@ async function retype(page: Page, text: string): Promise<void> {
 
 const focused = (page: Page) => page.locator(':focus');
 
+// Each test walks a screen key by key: a few hundred round trips to the
+// browser, slow on a loaded two-core machine.
+test.describe.configure({ timeout: 150_000 });
+
 test('keyboard: the views editor makes a view with columns, a sort and a filter', async ({ page, adminApi }) => {
   const l = await makeList(adminApi, 'kbviews', { amount: { type: 'number' }, note: { type: 'text' } });
   await open(page, `${l.path}?tab=views`);
+  await fromContent(page);
   await tabTo(page, page.getByRole('button', { name: 'Add view' }));
   await page.keyboard.press('Enter');
   const form = page.getByRole('form', { name: 'Add view' });
@@ -101,6 +120,7 @@ test('keyboard: grid edit mode edits cells, adds a row, saves; the invalid cell 
   const l = await makeList(adminApi, 'kbedit', { amount: { type: 'number', required: true }, note: { type: 'text' } });
   for (const i of [1, 2, 3]) await adminApi.post(`/lists/${l.listId}/items`, { fieldValues: { title: `Item ${i}`, amount: i } });
   await open(page, l.path);
+  await fromContent(page);
   await tabTo(page, page.getByRole('button', { name: 'Edit in grid' }));
   await page.keyboard.press('Enter');
   await tabTo(page, page.getByRole('textbox', { name: 'Note, item 1' }));
@@ -126,6 +146,7 @@ test('keyboard: attachments upload through the file input, download and delete; 
   const l = await makeList(adminApi, 'kbfiles');
   await adminApi.post(`/lists/${l.listId}/items`, { fieldValues: { title: 'Has files' } });
   await open(page, l.path);
+  await fromContent(page);
   const opener = page.getByRole('link', { name: 'Has files' });
   await tabTo(page, opener);
   await page.keyboard.press('Enter');
@@ -154,6 +175,7 @@ test('keyboard: attachments upload through the file input, download and delete; 
 test('keyboard: an administrator sets a form script in the code editor', async ({ page, adminApi }) => {
   const l = await makeList(adminApi, 'kbscript', { code: { type: 'text' } });
   await open(page, `${l.path}?tab=settings`);
+  await fromContent(page);
   await tabTo(page, page.getByRole('textbox', { name: 'Form script' }).first());
   await page.keyboard.type("form.set('code', 'K-1');");
   await page.keyboard.press('Enter');
@@ -173,6 +195,7 @@ test('keyboard: an administrator sets a form script in the code editor', async (
 test('keyboard: fields are reordered with the move buttons; focus stays on the moved field', async ({ page, adminApi }) => {
   const l = await makeList(adminApi, 'kbfields', { alpha: { type: 'text' }, beta: { type: 'text' }, gamma: { type: 'text' } });
   await open(page, `${l.path}?tab=fields`);
+  await fromContent(page);
   const down = page.getByRole('button', { name: 'Move Alpha down' });
   await tabTo(page, down);
   await page.keyboard.press('Enter');

@@ -144,3 +144,18 @@ test('a revoked session returns to sign-in and then to the page the user was on'
   await expect(page.getByRole('heading', { level: 1, name: `Dept ${s}` })).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`/dept-${s}$`));
 });
+
+test('the skip link takes the keyboard past the header and the navigation', async ({ page, adminApi }) => {
+  const { s, path } = await tree(adminApi);
+  await page.goto(path);
+  await signIn(page, admin.login, admin.password);
+  await expect(page.getByRole('heading', { level: 1, name: `Team ${s}` })).toBeVisible();
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await skip.focus();
+  await expect(skip).toBeVisible();
+  await page.keyboard.press('Enter');
+  await expect(page.getByRole('main')).toBeFocused();
+  await expect(page).toHaveURL(new RegExp(`${path}$`));
+  await page.keyboard.press('Tab');
+  expect(await page.evaluate(() => document.activeElement?.closest('main') != null)).toBe(true);
+});

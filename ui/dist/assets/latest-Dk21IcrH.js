@@ -1,1 +1,0 @@
-function e(){let e=0;return()=>{let t=++e;return()=>t===e}}export{e as t};
