@@ -7,7 +7,11 @@ import (
 	"io"
 	"net/http"
 	"regexp"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/go-ldap/ldap/v3"
 
 	"coreportal/internal/directory/slapdtest"
 	"coreportal/test/kit"
@@ -169,4 +173,72 @@ func testDomainSignIn(t *testing.T, s *kit.Server, admin *kit.Client) {
 		login("user0100", "bad", "domain").Expect(t, 401, "UNAUTHORIZED")
 	}
 	login("user0100", slapdtest.Password("user0100"), "domain").Expect(t, 429, "RATE_LIMITED")
+}
+
+// TestDirectorySyncMembershipWebhooks: a sync that adds a user to a
+// domain-linked group and drops another delivers group.memberAdded and
+// group.memberRemoved to webhook receivers, once each, without an actor; a
+// sync that changes nothing delivers nothing.
+func TestDirectorySyncMembershipWebhooks(t *testing.T) {
+	t.Parallel()
+	needSlapd(t)
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		seed := slapdtest.Seed{Users: 12, Groups: 3}
+		d := ownSlapd(t, seed)
+		admin := s.Admin(t)
+		admin.Do(t, "PUT", "/admin/settings/ldap", ldapConnection(d)).Expect(t, 200)
+		admin.Do(t, "PUT", "/admin/settings/ldap-sync", openLDAPSync(nil)).Expect(t, 200)
+		sink := newHookSink(t, 200)
+		addHook(t, admin, "group.memberAdded", sink.srv.URL, nil)
+		addHook(t, admin, "group.memberRemoved", sink.srv.URL, nil)
+		if r := resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Groups.Created != 3 || r.Errors != 0 {
+			t.Fatalf("first sync %+v", r)
+		}
+		// the first sync fills each new group: one memberAdded per group
+		for deadline := time.Now().Add(2 * time.Second); len(sink.hits()) < 3 && time.Now().Before(deadline); {
+			time.Sleep(20 * time.Millisecond)
+		}
+		from := len(sink.hits())
+		if from != 3 {
+			t.Fatalf("first sync: %d deliveries, want 3: %+v", from, sink.hits())
+		}
+		gid := groupByName(t, admin, "grp002")["id"].(string)
+		joins, leaves := userByLogin(t, admin, "user0003")["id"], userByLogin(t, admin, "user0005")["id"]
+
+		// grp002 holds users 2, 5, 8 and 11: user0003 joins, user0005 leaves
+		m := ldap.NewModifyRequest(slapdtest.GroupDN(2), nil)
+		m.Add("member", []string{seed.UserDN(3)})
+		m.Delete("member", []string{seed.UserDN(5)})
+		if err := ldapAdmin(t, d).Modify(m); err != nil {
+			t.Fatal(err)
+		}
+		if r := resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Groups.MembershipChanged != 1 || r.Errors != 0 {
+			t.Fatalf("sync after the change %+v", r)
+		}
+		want := map[string]any{"group.memberAdded": joins, "group.memberRemoved": leaves}
+		for ev, user := range want {
+			waitMembership(t, sink, from, ev, gid, user)
+		}
+		if r := resultOf(t, runSync(t, admin, map[string]any{}, "succeeded")); r.Groups.MembershipChanged != 0 {
+			t.Fatalf("unchanged sync %+v", r)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if hits := sink.hits()[from:]; len(hits) != 2 {
+			t.Fatalf("want one delivery per change, got %d: %+v", len(hits), hits)
+		}
+	}, "CORE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1")
+}
+
+// waitMembership waits (2 s) for a signed delivery of event after the first
+// from hits, naming exactly user in group gid, caused by the system (no actor).
+func waitMembership(t *testing.T, sink *hookSink, from int, event, gid string, user any) {
+	t.Helper()
+	hit := sink.waitFrom(t, event, from, 2*time.Second)
+	data, _ := hit.body["data"].(map[string]any)
+	res, _ := hit.body["resource"].(map[string]any)
+	ids, _ := data["userIds"].([]any)
+	if !hit.signed || hit.body["actor"] != nil || res["type"] != "group" || res["id"] != gid || data["groupId"] != gid ||
+		!slices.Equal(ids, []any{user}) {
+		t.Fatalf("%s delivery %+v", event, hit)
+	}
 }

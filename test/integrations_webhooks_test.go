@@ -62,9 +62,15 @@ func (h *hookSink) hits() []hookHit {
 // wait returns the first hit of event arriving within d.
 func (h *hookSink) wait(t *testing.T, event string, d time.Duration) hookHit {
 	t.Helper()
+	return h.waitFrom(t, event, 0, d)
+}
+
+// waitFrom is wait among the hits after the first from.
+func (h *hookSink) waitFrom(t *testing.T, event string, from int, d time.Duration) hookHit {
+	t.Helper()
 	deadline := time.After(d)
 	for {
-		for _, x := range h.hits() {
+		for _, x := range h.hits()[from:] {
 			if x.event == event {
 				return x
 			}
@@ -75,6 +81,45 @@ func (h *hookSink) wait(t *testing.T, event string, d time.Duration) hookHit {
 			t.Fatalf("no delivery of %s within %s (got %d others)", event, d, len(h.hits()))
 		}
 	}
+}
+
+// hookCheck runs act and answers the body of the delivery of event that
+// follows it (within 2 s, signed, first attempt).
+type hookCheck func(event string, act func()) map[string]any
+
+func (h *hookSink) checker(t *testing.T) hookCheck {
+	return func(event string, act func()) map[string]any {
+		t.Helper()
+		from := len(h.hits())
+		act()
+		hit := h.waitFrom(t, event, from, 2*time.Second)
+		if !hit.signed || hit.delivery == "" || hit.attempt != "1" || hit.body["event"] != event || hit.body["id"] != hit.delivery {
+			t.Fatalf("%s: delivery %+v", event, hit)
+		}
+		return hit.body
+	}
+}
+
+// hookTarget checks the resource a delivery names and that admin caused it.
+func hookTarget(t *testing.T, body map[string]any, typ string, id, scope any) {
+	t.Helper()
+	res, _ := body["resource"].(map[string]any)
+	actor, _ := body["actor"].(map[string]any)
+	if res["type"] != typ || res["id"] != id || res["scopeId"] != scope || actor["login"] != "admin" {
+		t.Fatalf("%s delivery names %v by %v, want %s %v in %v by admin", body["event"], res, actor, typ, id, scope)
+	}
+}
+
+// restoreBinned restores the recycle-bin entry of kind and title on a node.
+func restoreBinned(t *testing.T, c *kit.Client, nodeID, kind, title string) {
+	t.Helper()
+	for _, e := range binEntries(t, c, nodeID) {
+		if e["kind"] == kind && e["title"] == title {
+			c.Do(t, "POST", "/nodes/"+nodeID+"/recycle-bin/"+e["id"].(string)+"/restore", nil).Expect(t, 200)
+			return
+		}
+	}
+	t.Fatalf("no %s %q in the recycle bin of %s", kind, title, nodeID)
 }
 
 func addHook(t *testing.T, c *kit.Client, event, url string, extra map[string]any) map[string]any {
@@ -92,8 +137,9 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
 		sink := newHookSink(t, 200)
 		admin := s.Admin(t)
-		events := []string{"listItem.created", "listItem.updated", "listItem.deleted", "file.created", "file.updated", "file.deleted",
-			"page.created", "page.updated", "page.deleted", "survey.published", "survey.answered", "survey.closed", "survey.reopened",
+		events := []string{"listItem.created", "listItem.updated", "listItem.deleted", "listItem.restored",
+			"file.created", "file.updated", "file.deleted", "file.restored", "page.created", "page.updated", "page.deleted", "page.restored",
+			"survey.created", "survey.published", "survey.answered", "survey.closed", "survey.reopened", "survey.deleted", "survey.restored",
 			"group.memberAdded", "group.memberRemoved"}
 		for _, ev := range events {
 			r := addHook(t, admin, ev, sink.srv.URL+"/hook?k=1", nil)
@@ -109,15 +155,7 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 			t.Fatalf("listing: %d receivers, or the secret leaked", len(all))
 		}
 
-		check := func(event string, act func()) map[string]any {
-			t.Helper()
-			act()
-			hit := sink.wait(t, event, 2*time.Second)
-			if !hit.signed || hit.delivery == "" || hit.attempt != "1" || hit.body["event"] != event || hit.body["id"] != hit.delivery {
-				t.Fatalf("%s: delivery %+v", event, hit)
-			}
-			return hit.body
-		}
+		check := sink.checker(t)
 		f := newListFixture(t, s, "hooks")
 		var item map[string]any
 		body := check("listItem.created", func() { item = f.create(t, admin, map[string]any{"title": "Budget"}) })
@@ -130,12 +168,14 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 			admin.Do(t, "PATCH", ref, map[string]any{"fieldValues": map[string]any{"title": "Budget 2"}}).Expect(t, 200)
 		})
 		check("listItem.deleted", func() { okay(admin.Do(t, "DELETE", ref, nil)).done(t) })
+		body = check("listItem.restored", func() { restoreBinned(t, admin, f.nodeID, "list_item", "Budget 2") })
+		hookTarget(t, body, "list_item", item["guid"], f.listID)
+		if back := body["data"].(map[string]any)["item"].(map[string]any); back["id"] != item["id"] {
+			t.Fatalf("restored item delivery: %v", body)
+		}
 
 		lib := newLibFixture(t, s, "hookdocs")
-		var file map[string]any
-		check("file.created", func() { file = lib.put(t, admin, "", "a.txt", []byte("one"), 201) })
-		check("file.updated", func() { okay(lib.upload(t, admin, "", "a.txt", "", []byte("two"))).done(t) })
-		check("file.deleted", func() { okay(admin.Do(t, "DELETE", lib.path("/files/%v", file["id"]), nil)).done(t) })
+		checkFileHooks(t, check, lib, admin)
 
 		var page map[string]any
 		check("page.created", func() {
@@ -145,9 +185,15 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 			okay(admin.Do(t, "PATCH", "/pages/"+page["id"].(string), map[string]any{"title": "Hello 2"})).done(t)
 		})
 		check("page.deleted", func() { okay(admin.Do(t, "DELETE", "/pages/"+page["id"].(string), nil)).done(t) })
+		body = check("page.restored", func() { restoreBinned(t, admin, f.nodeID, "page", "Hello 2") })
+		hookTarget(t, body, "page", page["id"], f.nodeID)
 
-		sv := mkSurvey(t, admin, f.nodeID, "poll", map[string]any{"questions": []any{map[string]any{"id": "q", "type": "text", "title": "Q"}}}, nil)
+		var sv map[string]any
+		body = check("survey.created", func() {
+			sv = mkSurvey(t, admin, f.nodeID, "poll", map[string]any{"questions": []any{map[string]any{"id": "q", "type": "text", "title": "Q"}}}, nil)
+		})
 		id := sv["id"].(string)
+		hookTarget(t, body, "survey", id, f.nodeID)
 		check("survey.published", func() { okay(admin.Do(t, "POST", "/surveys/"+id+"/publish", nil)).done(t) })
 		ans := check("survey.answered", func() {
 			okay(submitSurvey(admin, t, id, map[string]any{"q": map[string]any{"text": "secret answer"}})).done(t)
@@ -157,6 +203,7 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 		}
 		check("survey.closed", func() { okay(admin.Do(t, "POST", "/surveys/"+id+"/close", nil)).done(t) })
 		check("survey.reopened", func() { okay(admin.Do(t, "POST", "/surveys/"+id+"/reopen", nil)).done(t) })
+		checkSurveyCopyHooks(t, check, admin, f.nodeID, id)
 
 		_, bobID := s.CreateUser(t, "bob", false)
 		g := admin.Do(t, "POST", "/groups", map[string]any{"name": "Hooked"}).Expect(t, 201).Map(t)
@@ -199,6 +246,39 @@ func TestWebhooksDeliverEveryEventKind(t *testing.T) {
 		admin.Do(t, "POST", "/event-receivers", map[string]any{"eventName": "page.created", "title": "Short", "serviceKey": "notifications",
 			"jobType": "webhooks.post", "config": map[string]any{"url": sink.srv.URL, "secret": "short"}}).Expect(t, 400, "VALIDATION_ERROR")
 	}, "CORE_WEBHOOK_ALLOWED_HOSTS=127.0.0.1")
+}
+
+// checkFileHooks: uploads, new versions, new folders, deletes and restores
+// of a library's files reach webhook receivers.
+func checkFileHooks(t *testing.T, check hookCheck, lib *libFixture, admin *kit.Client) {
+	t.Helper()
+	var file, dir map[string]any
+	check("file.created", func() { file = lib.put(t, admin, "", "a.txt", []byte("one"), 201) })
+	check("file.updated", func() { okay(lib.upload(t, admin, "", "a.txt", "", []byte("two"))).done(t) })
+	check("file.deleted", func() { okay(admin.Do(t, "DELETE", lib.path("/files/%v", file["id"]), nil)).done(t) })
+	body := check("file.restored", func() { restoreBinned(t, admin, lib.nodeID, "file", "a.txt") })
+	hookTarget(t, body, "file", file["guid"], lib.libID)
+	body = check("file.created", func() { dir = lib.folder(t, admin, nil, "Reports") })
+	hookTarget(t, body, "file", dir["guid"], lib.libID)
+	if d := body["data"].(map[string]any)["file"].(map[string]any); d["item_type"] != "folder" || d["name"] != "Reports" {
+		t.Fatalf("folder delivery: %v", body)
+	}
+}
+
+// checkSurveyCopyHooks: a duplicate is a created survey; its delete and
+// restore reach webhook receivers.
+func checkSurveyCopyHooks(t *testing.T, check hookCheck, admin *kit.Client, nodeID, id string) {
+	t.Helper()
+	var cp map[string]any
+	body := check("survey.created", func() { cp = admin.Do(t, "POST", "/surveys/"+id+"/duplicate", nil).Expect(t, 201).Map(t) })
+	hookTarget(t, body, "survey", cp["id"], nodeID)
+	if d := body["data"].(map[string]any)["survey"].(map[string]any); d["status"] != "draft" || d["title"] != cp["title"] {
+		t.Fatalf("duplicate delivery: %v", body)
+	}
+	body = check("survey.deleted", func() { okay(admin.Do(t, "DELETE", "/surveys/"+cp["id"].(string), nil)).done(t) })
+	hookTarget(t, body, "survey", cp["id"], nodeID)
+	body = check("survey.restored", func() { restoreBinned(t, admin, nodeID, "survey", cp["title"].(string)) })
+	hookTarget(t, body, "survey", cp["id"], nodeID)
 }
 
 func hookJSON(v any) []byte {

@@ -184,3 +184,25 @@ func TestDispatchDeletesOutboxRows(t *testing.T) {
 		}
 	})
 }
+
+// TestCatalogueDocumented: every event a receiver may subscribe to is named
+// in the API text of POST /event-receivers, the item, file, page and survey
+// lifecycle included.
+func TestCatalogueDocumented(t *testing.T) {
+	known := catalogue()
+	for _, n := range []string{"listItem.restored", "file.restored", "page.restored", "survey.created", "survey.deleted",
+		"survey.restored", "group.memberAdded", "group.memberRemoved"} {
+		if !known[n] {
+			t.Errorf("%s is not in the catalogue", n)
+		}
+	}
+	words := map[string]bool{}
+	for _, w := range strings.FieldsFunc(webhookDoc, func(r rune) bool { return strings.ContainsRune(" \n,;()", r) }) {
+		words[w] = true
+	}
+	for _, n := range Catalogue {
+		if !words[n] {
+			t.Errorf("%s is missing from the documented event catalogue", n)
+		}
+	}
+}

@@ -9,9 +9,10 @@ import (
 
 // Item event names of SPEC.md.
 const (
-	ItemCreated = "listItem.created"
-	ItemUpdated = "listItem.updated"
-	ItemDeleted = "listItem.deleted"
+	ItemCreated  = "listItem.created"
+	ItemUpdated  = "listItem.updated"
+	ItemDeleted  = "listItem.deleted"
+	ItemRestored = "listItem.restored"
 )
 
 // JobSendEventEmail is the receiver job type that mails on an event.
@@ -32,7 +33,7 @@ type EventReceiver struct {
 
 // NewEventReceiver is the body of POST /event-receivers.
 type NewEventReceiver struct {
-	EventName  string         `json:"eventName" maxLength:"100" doc:"listItem.created, listItem.updated or listItem.deleted"`
+	EventName  string         `json:"eventName" maxLength:"100" doc:"one of the event catalogue (see the operation's description), e.g. listItem.created"`
 	Title      string         `json:"title" maxLength:"200"`
 	ServiceKey string         `json:"serviceKey" maxLength:"50" doc:"notifications for notifications.sendEventEmail"`
 	JobType    string         `json:"jobType" maxLength:"100" doc:"notifications.sendEventEmail"`
@@ -70,10 +71,10 @@ type EmailPayload struct {
 }
 
 // Catalogue is every event receivers may subscribe to (documented on POST /event-receivers).
-var Catalogue = []string{ItemCreated, ItemUpdated, ItemDeleted,
-	"file.created", "file.updated", "file.deleted",
-	"page.created", "page.updated", "page.deleted",
-	"survey.published", "survey.closed", "survey.reopened", "survey.answered",
+var Catalogue = []string{ItemCreated, ItemUpdated, ItemDeleted, ItemRestored,
+	"file.created", "file.updated", "file.deleted", "file.restored",
+	"page.created", "page.updated", "page.deleted", "page.restored",
+	"survey.created", "survey.published", "survey.closed", "survey.reopened", "survey.answered", "survey.deleted", "survey.restored",
 	"group.memberAdded", "group.memberRemoved"}
 
 func catalogue() map[string]bool {

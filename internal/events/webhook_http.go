@@ -14,11 +14,15 @@ import (
 // webhookDoc documents webhooks.post and the event catalogue in the API reference.
 const webhookDoc = `
 
-Event catalogue (eventName): listItem.created, listItem.updated, listItem.deleted (resource list_item, scope the list;
-data {listId, nodeId, item}); file.created, file.updated, file.deleted (resource file, scope the library; data {libraryId,
-file}); page.created, page.updated, page.deleted (resource page, scope the node; data {nodeId, page}); survey.published,
-survey.closed, survey.answered (resource survey, scope the node; data {nodeId, survey} or {surveyId, answerId} without the
-answers); group.memberAdded, group.memberRemoved (resource group; data {groupId, userIds}). config.listId scopes a receiver to
+Event catalogue (eventName): listItem.created, listItem.updated, listItem.deleted, listItem.restored (resource list_item,
+scope the list; data {listId, nodeId, item}); file.created (also a new folder: data.file.item_type "folder"), file.updated,
+file.deleted, file.restored (resource file, scope the library; data {libraryId, nodeId, file}); page.created, page.updated,
+page.deleted, page.restored (resource page, scope the node; data {nodeId, page}); survey.created (also a duplicate),
+survey.published, survey.closed, survey.reopened, survey.answered, survey.deleted, survey.restored (resource survey, scope
+the node; data {nodeId, survey {id, slug, title, status}}, never the answers); group.memberAdded, group.memberRemoved
+(resource group; data {groupId, userIds}; also when directory sync or a sign-in's group claims change a domain_linked group,
+then without actor; only receivers created by an administrator get them). The *.restored events fire when a recycle-bin
+entry is restored (a restored folder: one file.restored for the folder). config.listId scopes a receiver to
 one list or library id (the event's scope).
 
 jobType webhooks.post (serviceKey notifications): config.url (http or https) and config.secret (16-256 characters). The

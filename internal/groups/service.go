@@ -319,7 +319,9 @@ func (s *Service) UpsertDomainGroup(ctx context.Context, externalID, name, descr
 }
 
 // SetDomainMembers makes the members of a domain-linked group exactly userIDs
-// (removeMissing=false only adds) and reports whether anything changed.
+// (removeMissing=false only adds) and reports whether anything changed. Like
+// the API's member changes it emits group.memberAdded and
+// group.memberRemoved, one event each per call naming every user concerned.
 func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs []string, removeMissing bool) (bool, error) {
 	changed := false
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
@@ -329,13 +331,17 @@ func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs 
 		}
 		now := s.now().UTC()
 		want := map[string]bool{}
+		var added, removed []string
 		for _, u := range userIDs {
+			if want[u] {
+				continue
+			}
 			want[u] = true
 			if !cur[u] {
 				if err := s.st.addMember(ctx, groupID, u, now); err != nil {
 					return err
 				}
-				changed = true
+				added = append(added, u)
 			}
 		}
 		if removeMissing {
@@ -344,14 +350,15 @@ func (s *Service) SetDomainMembers(ctx context.Context, groupID string, userIDs 
 					if _, err := s.st.removeMember(ctx, groupID, u); err != nil {
 						return err
 					}
-					changed = true
+					removed = append(removed, u)
 				}
 			}
 		}
+		changed = len(added)+len(removed) > 0
 		if changed {
 			s.acl.Invalidate(ctx)
 		}
-		return nil
+		return s.emitChanges(ctx, groupID, added, removed)
 	})
 	return changed, err
 }

@@ -2,6 +2,9 @@ package groups_test
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -11,6 +14,7 @@ import (
 	"coreportal/internal/bus"
 	"coreportal/internal/fault"
 	"coreportal/internal/groups"
+	"coreportal/internal/outbox"
 	"coreportal/internal/store"
 	"coreportal/internal/store/storetest"
 	"coreportal/internal/users"
@@ -71,6 +75,10 @@ func TestDomainGroups(t *testing.T) {
 		if level(ids[0]) != acl.None || level(ids[2]) != acl.Add {
 			t.Fatal("members after the second sync")
 		}
+		if changed, err := svc.SetDomainMembers(ctx, gid, ids[1:], true); err != nil || changed {
+			t.Fatalf("an unchanged sync: changed %v, %v", changed, err)
+		}
+		checkMemberEvents(t, db, gid, ids)
 		g, err := svc.Get(ctx, gid)
 		if err != nil || g.GroupType != groups.DomainLinked || g.Name != "Staff renamed" || len(g.Members) != 2 {
 			t.Fatalf("group %+v %v", g, err)
@@ -85,4 +93,31 @@ func TestDomainGroups(t *testing.T) {
 			t.Fatal("records of a deleted domain group still apply")
 		}
 	})
+}
+
+// checkMemberEvents: the syncs of TestDomainGroups emit one event per kind
+// and call, naming every user concerned, and nothing when nothing changed.
+func checkMemberEvents(t *testing.T, db *store.DB, gid string, ids []string) {
+	t.Helper()
+	evs, err := outbox.Pending(context.Background(), db, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range evs {
+		var p struct {
+			GroupID string   `json:"groupId"`
+			UserIDs []string `json:"userIds"`
+		}
+		if err := json.Unmarshal(e.Payload, &p); err != nil || e.ResourceType != "group" || e.ResourceID != gid || p.GroupID != gid || e.ActorID != "" {
+			t.Fatalf("event %+v (%v)", e, err)
+		}
+		got = append(got, e.Name+" "+strings.Join(p.UserIDs, ","))
+	}
+	first := slices.Clone(ids[:2])
+	slices.Sort(first)
+	want := []string{"group.memberAdded " + strings.Join(first, ","), "group.memberAdded " + ids[2], "group.memberRemoved " + ids[0]}
+	if !slices.Equal(got, want) {
+		t.Fatalf("membership events %q, want %q", got, want)
+	}
 }

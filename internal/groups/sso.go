@@ -10,7 +10,8 @@ import (
 // JoinDomainGroupsByName adds a user to every domain_linked group whose name
 // equals one of names (any case): the group claims of a single sign-on.
 // Portal groups are never touched, and nothing is removed (ad-sync owns the
-// full membership). It answers the ids of the groups joined now.
+// full membership). Each join emits group.memberAdded. It answers the ids of
+// the groups joined now.
 func (s *Service) JoinDomainGroupsByName(ctx context.Context, userID string, names []string) ([]string, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -38,6 +39,9 @@ func (s *Service) JoinDomainGroupsByName(ctx context.Context, userID string, nam
 				continue
 			}
 			if err := s.st.addMember(ctx, g.ID, userID, now); err != nil {
+				return err
+			}
+			if err := s.emitMembers(ctx, "group.memberAdded", g.ID, []string{userID}); err != nil {
 				return err
 			}
 			joined = append(joined, g.ID)

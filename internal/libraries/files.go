@@ -122,8 +122,9 @@ type NewFolder struct {
 	ParentID string
 }
 
-// CreateFolder adds a folder (add on the library or the parent folder).
-// Required custom fields are not checked (SPEC.md, Libraries).
+// CreateFolder adds a folder (add on the library or the parent folder) and
+// emits file.created like an upload does. Required custom fields are not
+// checked (SPEC.md, Libraries).
 func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID string, in NewFolder) (FileOut, error) {
 	ctx = asViewer(ctx, p)
 	l, err := s.loadParam(ctx, libraryID)
@@ -165,6 +166,9 @@ func (s *Service) CreateFolder(ctx context.Context, p *auth.Principal, libraryID
 			return err
 		}
 		if err := s.acl.Register(ctx, fileRef(f.GUID), &parent); err != nil {
+			return err
+		}
+		if err := s.emitFile(ctx, "file.created", l, f, p); err != nil {
 			return err
 		}
 		return s.indexCreated(ctx, l, f)

@@ -77,15 +77,18 @@ func (s *Service) DeleteFile(ctx context.Context, p *auth.Principal, libraryID, 
 	return out, nil
 }
 
-// RestoreFile is the recycle-bin restore of kind "file". The entry goes back
-// to its folder, or to the library root when that folder is gone; 409 when
-// its name is taken there meanwhile.
+// RestoreFile is the recycle-bin restore of kind "file" (inside the bin's
+// transaction, the restoring caller bound to ctx). The entry goes back to its
+// folder, or to the library root when that folder is gone; 409 when its name
+// is taken there meanwhile. It emits one file.restored for the entry (a
+// folder's content comes back with it, without events of its own).
 func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) error {
 	var b binFile
 	if err := json.Unmarshal(payload, &b); err != nil {
 		return fmt.Errorf("file bin payload: %w", err)
 	}
-	if _, err := s.st.library(ctx, b.LibraryID); store.IsNotFound(err) {
+	l, err := s.load(ctx, b.LibraryID)
+	if fault.Is(err, fault.CodeNotFound) {
 		return fault.Conflict("the library of this entry is in the recycle bin; restore it first")
 	} else if err != nil {
 		return err
@@ -104,19 +107,8 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 	if top == nil {
 		return fault.NotFound("file")
 	}
-	if top.ParentNo != 0 {
-		if _, err := s.st.file(ctx, b.LibraryID, "number", top.ParentNo); store.IsNotFound(err) {
-			top.ParentNo = 0
-			if err := s.st.updateFile(ctx, top); err != nil {
-				return err
-			}
-			lib := libRef(b.LibraryID)
-			if err := s.acl.Move(ctx, fileRef(top.GUID), &lib); err != nil {
-				return err
-			}
-		} else if err != nil {
-			return err
-		}
+	if err := s.rootIfOrphaned(ctx, top); err != nil {
+		return err
 	}
 	if _, err := s.st.fileByName(ctx, b.LibraryID, top.ParentNo, nameKey(top.Name)); err == nil {
 		return fault.Conflict("the folder already has an entry named %q; rename or delete it first", top.Name)
@@ -127,12 +119,11 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 		}
 		return err
 	}
+	if err := s.emitFile(ctx, "file.restored", l, top, auth.FromContext(ctx)); err != nil {
+		return err
+	}
 	if s.index == nil {
 		return nil
-	}
-	l, err := s.load(ctx, b.LibraryID)
-	if err != nil {
-		return err
 	}
 	for _, f := range files {
 		if err := s.indexFile(ctx, l, f); err != nil {
@@ -140,6 +131,24 @@ func (s *Service) RestoreFile(ctx context.Context, payload json.RawMessage) erro
 		}
 	}
 	return nil
+}
+
+// rootIfOrphaned moves a restored entry to the library root when its folder
+// no longer exists.
+func (s *Service) rootIfOrphaned(ctx context.Context, top *File) error {
+	if top.ParentNo == 0 {
+		return nil
+	}
+	_, err := s.st.file(ctx, top.LibraryID, "number", top.ParentNo)
+	if !store.IsNotFound(err) {
+		return err
+	}
+	top.ParentNo = 0
+	if err := s.st.updateFile(ctx, top); err != nil {
+		return err
+	}
+	lib := libRef(top.LibraryID)
+	return s.acl.Move(ctx, fileRef(top.GUID), &lib)
 }
 
 // PurgeFile is the recycle-bin purge of kind "file": rows, versions, ACL

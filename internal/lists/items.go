@@ -14,7 +14,6 @@ import (
 	"coreportal/internal/auth"
 	"coreportal/internal/fault"
 	"coreportal/internal/field"
-	"coreportal/internal/outbox"
 	"coreportal/internal/store"
 )
 
@@ -201,20 +200,6 @@ func (s *Service) insert(ctx context.Context, p *auth.Principal, sc *schema, val
 		return nil, err
 	}
 	return it, nil
-}
-
-func (s *Service) event(ctx context.Context, name string, sc *schema, it *Item, p *auth.Principal) error {
-	return outbox.Write(ctx, s.db, s.eventOf(name, sc, it, p))
-}
-
-// eventOf is the event of an item's save. Its payload reaches event
-// receivers (e-mail, webhooks), not the writer: lookup entries travel
-// without the displays the writer saw.
-func (s *Service) eventOf(name string, sc *schema, it *Item, p *auth.Principal) outbox.Event {
-	out := it.out(nil)
-	out.FieldValues = withoutLookupDisplays(sc.fields, out.FieldValues)
-	return outbox.Event{Name: name, ResourceType: "list_item", ResourceID: it.GUID, ScopeID: sc.list.ID,
-		ActorID: p.UserID, Payload: map[string]any{"listId": sc.list.ID, "nodeId": sc.list.NodeID, "item": out}}
 }
 
 // GetItem returns one item by number or guid (view on the item).

@@ -190,7 +190,9 @@ func (s *Service) purgeBinnedItems(ctx context.Context, listID string) error {
 	return nil
 }
 
-// RestoreItem is the recycle-bin restore of kind "list_item": same number and guid.
+// RestoreItem is the recycle-bin restore of kind "list_item" (inside the
+// bin's transaction, the restoring caller bound to ctx): same number and
+// guid; it emits listItem.restored.
 func (s *Service) RestoreItem(ctx context.Context, payload json.RawMessage) error {
 	var b binItem
 	if err := json.Unmarshal(payload, &b); err != nil {
@@ -227,7 +229,12 @@ func (s *Service) RestoreItem(ctx context.Context, payload json.RawMessage) erro
 	if err != nil {
 		return err
 	}
-	return s.indexItem(ctx, sc, sc.fields, &Item{Number: it.ID, GUID: it.GUID, Values: vals, UpdatedAt: it.UpdatedAt})
+	back := &Item{Number: it.ID, GUID: it.GUID, Values: vals, CreatedBy: it.CreatedBy, UpdatedBy: it.UpdatedBy,
+		CreatedAt: it.CreatedAt, UpdatedAt: it.UpdatedAt, Inherits: it.Inherits}
+	if err := s.event(ctx, "listItem.restored", sc, back, auth.FromContext(ctx)); err != nil {
+		return err
+	}
+	return s.indexItem(ctx, sc, sc.fields, back)
 }
 
 // PurgeItem is the recycle-bin purge of kind "list_item".

@@ -282,8 +282,9 @@ func payloadOf(e recyclebin.Entry) (binPage, error) {
 	return b, nil
 }
 
-// Restore is the recycle-bin restore of kind "page": 409 when a live page
-// of the node took its slug meanwhile.
+// Restore is the recycle-bin restore of kind "page" (the restoring caller
+// bound to ctx): 409 when a live page of the node took its slug meanwhile;
+// emits page.restored.
 func (s *Service) Restore(ctx context.Context, e recyclebin.Entry) error {
 	b, err := payloadOf(e)
 	if err != nil {
@@ -303,6 +304,9 @@ func (s *Service) Restore(ctx context.Context, e recyclebin.Entry) error {
 			return err
 		}
 		if err := s.st.setDeleted(ctx, pg.ID, nil); err != nil {
+			return err
+		}
+		if err := s.emit(ctx, "page.restored", pg, auth.FromContext(ctx)); err != nil {
 			return err
 		}
 		return s.indexPage(ctx, pg)

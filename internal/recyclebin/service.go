@@ -39,7 +39,9 @@ type Entry struct {
 	ResourceID string
 }
 
-// KindFunc restores or purges one entry of a kind (called inside a transaction).
+// KindFunc restores or purges one entry of a kind (called inside a
+// transaction, the caller bound to ctx: auth.FromContext). A restore emits
+// the owner's *.restored event in that transaction.
 type KindFunc func(ctx context.Context, e Entry) error
 
 type kind struct{ restore, purge KindFunc }
@@ -220,6 +222,7 @@ func (s *Service) entryOf(ctx context.Context, p *auth.Principal, nodeID, entryI
 // Restore puts an entry's content back (delete on the node, and on the scope
 // while it is registered) and removes the entry.
 func (s *Service) Restore(ctx context.Context, p *auth.Principal, nodeID, entryID string) (Entry, error) {
+	ctx = auth.WithPrincipal(ctx, p) // the owner's restore event names the caller
 	var out Entry
 	err := s.db.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		e, h, err := s.entryOf(ctx, p, nodeID, entryID)

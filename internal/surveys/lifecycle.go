@@ -182,7 +182,7 @@ func (s *Service) Duplicate(ctx context.Context, p *auth.Principal, id string) (
 		if cp.Slug, err = s.freshSlug(ctx, src.NodeID, src.Slug); err != nil {
 			return SurveyCard{}, err
 		}
-		err = s.insert(ctx, cp)
+		err = s.insert(ctx, p, cp)
 		if !fault.Is(err, fault.CodeConflict) {
 			break
 		}
@@ -222,8 +222,8 @@ type binPayload struct {
 	Slug     string `json:"slug"`
 }
 
-// Delete moves a survey to the node's recycle bin (delete on the survey);
-// its menu item is removed, and restored with it.
+// Delete moves a survey to the node's recycle bin (delete on the survey)
+// and emits survey.deleted; its menu item is removed, and restored with it.
 func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) error {
 	sv, _, err := s.open(ctx, p, id, acl.Delete)
 	if err != nil {
@@ -240,6 +240,9 @@ func (s *Service) Delete(ctx context.Context, p *auth.Principal, id string) erro
 		if err := s.syncMenu(ctx, sv, false); err != nil {
 			return err
 		}
+		if err := s.emit(ctx, "survey.deleted", sv, p); err != nil {
+			return err
+		}
 		payload, _ := json.Marshal(binPayload{SurveyID: sv.ID, Slug: sv.Slug})
 		_, err := s.Bin.Add(ctx, recyclebin.Entry{NodeID: sv.NodeID, Kind: binKind, Title: sv.Title, DeletedBy: p.UserID, Payload: payload, ResourceID: sv.ID})
 		return err
@@ -254,7 +257,8 @@ func decodeBin(e recyclebin.Entry) (binPayload, error) {
 	return b, nil
 }
 
-// restore is the recycle-bin restore of kind survey (inside the bin's transaction).
+// restore is the recycle-bin restore of kind survey (inside the bin's
+// transaction, the restoring caller bound to ctx); emits survey.restored.
 func (s *Service) restore(ctx context.Context, e recyclebin.Entry) error {
 	b, err := decodeBin(e)
 	if err != nil {
@@ -274,6 +278,9 @@ func (s *Service) restore(ctx context.Context, e recyclebin.Entry) error {
 		return err
 	}
 	if err := s.index(ctx, sv); err != nil {
+		return err
+	}
+	if err := s.emit(ctx, "survey.restored", sv, auth.FromContext(ctx)); err != nil {
 		return err
 	}
 	if sv.AddToSideMenu {

@@ -233,14 +233,15 @@ func (s *Service) Create(ctx context.Context, p *auth.Principal, in NewSurvey) (
 	now := s.now().UTC()
 	sv := &Survey{ID: uuid.NewString(), NodeID: nodeID, Slug: in.Slug, Title: title, Description: desc, AddToSideMenu: in.AddToSideMenu,
 		Definition: def, DefVersion: 1, Status: StatusDraft, CreatedBy: p.UserID, CreatedAt: now, UpdatedAt: now}
-	if err := s.insert(ctx, sv); err != nil {
+	if err := s.insert(ctx, p, sv); err != nil {
 		return SurveyCard{}, err
 	}
 	return s.card(ctx, p, sv, acl.Delete)
 }
 
-// insert stores a new survey, registers it under its node and adds its menu item.
-func (s *Service) insert(ctx context.Context, sv *Survey) error {
+// insert stores a new survey, registers it under its node, adds its menu
+// item and emits survey.created (p is the creator).
+func (s *Service) insert(ctx context.Context, p *auth.Principal, sv *Survey) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, _ *store.Tx) error {
 		if _, err := s.st.idBySlug(ctx, sv.NodeID, sv.Slug); err == nil {
 			return slugTaken(sv.Slug)
@@ -253,6 +254,9 @@ func (s *Service) insert(ctx context.Context, sv *Survey) error {
 		}
 		node := nodes.Ref(sv.NodeID)
 		if err := s.ACL.Register(ctx, ref(sv.ID), &node); err != nil {
+			return err
+		}
+		if err := s.emit(ctx, "survey.created", sv, p); err != nil {
 			return err
 		}
 		return s.syncMenu(ctx, sv, sv.AddToSideMenu)
