@@ -120,7 +120,9 @@ func TestQuietHandlerStops(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		q := leaseQueue(db)
-		q.Quiet = 1500 * time.Millisecond
+		// a lease far longer than Quiet: only the quiet rule may stop a job
+		// here, even when a loaded machine delays a heartbeat
+		q.Lease, q.Quiet = 6*time.Second, 1500*time.Millisecond
 		q.Handle("t.busy", func(ctx context.Context, _ *Job) (any, error) {
 			for i := range 12 {
 				if err := q.Progress(ctx, i); err != nil {

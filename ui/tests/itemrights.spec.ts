@@ -27,6 +27,7 @@ test('breaking inheritance on an item hides it from a reader', async ({ page, ad
   const item = page.getByRole('dialog', { name: 'Item 2' });
   await item.getByRole('button', { name: 'Permissions' }).click();
   const perms = page.getByRole('dialog', { name: /Item 2/ }).last();
+  await expect(perms.getByText(/^Your access:/)).toBeVisible(); // settled: the button no longer moves
   await perms.getByRole('button', { name: 'Stop inheriting' }).click();
   await perms.getByRole('button', { name: 'Confirm' }).click();
   await expect(perms.getByRole('button', { name: 'Inherit again' })).toBeVisible();

@@ -174,6 +174,9 @@ test('an isolated folder is hidden from a user without rights; the node recycle 
   await page.getByLabel('Actions for Board only').click();
   await page.getByRole('button', { name: 'Permissions', exact: true }).click();
   const perms = page.getByRole('dialog', { name: /Board only/ });
+  // the dialog has settled (the access check above the button has loaded), so
+  // the button does not move between the press and the release of a click
+  await expect(perms.getByText(/^Your access:/)).toBeVisible();
   await perms.getByRole('button', { name: 'Stop inheriting' }).click();
   await perms.getByRole('button', { name: 'Confirm' }).click();
   await expect(perms.getByRole('button', { name: 'Inherit again' })).toBeVisible();
