@@ -180,3 +180,137 @@ func TestOIDCSignIn(t *testing.T) {
 		}
 	})
 }
+
+// TestOIDCClaims signs in against the test kit's OpenID Provider, whose ID
+// token each case shapes: the groups claim joins the domain_linked groups of
+// the same name (any case) and nothing else; an ID token with a wrong nonce,
+// a past exp or a signature by a key not in the provider's JWKS is refused
+// with 401 UNAUTHORIZED, no session and no user.
+func TestOIDCClaims(t *testing.T) {
+	t.Parallel()
+	kit.ForEachBackend(t, func(t *testing.T, s *kit.Server) {
+		admin := s.Admin(t)
+		op := kit.StartOIDCProvider(t, "portal", "portal-secret", kit.OIDCIdentity{})
+		admin.Do(t, "PUT", "/admin/settings/oidc", map[string]any{"issuer": op.Issuer, "clientId": op.ClientID,
+			"clientSecret": op.ClientSecret, "scopes": []string{"openid", "profile", "email", "groups"}}).Expect(t, 200)
+
+		t.Run("groups claim joins domain_linked groups only", func(t *testing.T) {
+			checkOIDCGroups(t, s, admin, op)
+		})
+		for _, c := range []struct {
+			name, message string
+			shape         func(*kit.OIDCIdentity)
+		}{
+			{"wrong nonce", "the ID token was refused", func(w *kit.OIDCIdentity) { w.Nonce = "not-the-nonce-of-the-request" }},
+			{"expired ID token", "the ID token has expired", func(w *kit.OIDCIdentity) { w.Expired = true }},
+			{"ID token signed by a key not in the JWKS", "the ID token was refused", func(w *kit.OIDCIdentity) { w.ForeignKey = true }},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				login := "refused-" + strings.ReplaceAll(c.name, " ", "-")
+				who := kit.OIDCIdentity{Subject: "sub-" + login, Login: login, Email: login + "@example.com", EmailVerified: true}
+				c.shape(&who)
+				checkOIDCRefused(t, s, admin, op, who, c.message)
+				// the same identity with a sound ID token signs in: the refusal was the shaped claim's
+				op.SetIdentity(kit.OIDCIdentity{Subject: who.Subject, Login: login, Email: who.Email, EmailVerified: true})
+				if r, tok := oidcCallback(t, s); r.Status != 302 || tok == "" {
+					t.Fatalf("sound ID token after the refusal: %d %s\n%s", r.Status, r.Raw, s.Logs())
+				}
+			})
+		}
+	})
+}
+
+// oidcCallback runs the redirect flow in a browser-like client (cookie jar)
+// up to the provider's redirect back, then sends the callback request (with
+// the browser's cookies) without following its redirect: the callback's
+// answer, and its session cookie ("" when none).
+func oidcCallback(t *testing.T, s *kit.Server) (*kit.Response, string) {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	stop := func(req *http.Request, _ []*http.Request) error {
+		if req.URL.Path == "/api/v1/auth/oidc/callback" {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}
+	c := &http.Client{Jar: jar, Timeout: 20 * time.Second, CheckRedirect: stop}
+	r, err := c.Get(s.URL + "/api/v1/auth/oidc/start?returnTo=/pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Body.Close()
+	back, err := r.Location()
+	if r.StatusCode != 302 || err != nil || back.Path != "/api/v1/auth/oidc/callback" {
+		t.Fatalf("the provider did not redirect to the callback: %d %v %v", r.StatusCode, back, err)
+	}
+	req, err := http.NewRequest("GET", back.String(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ck := range jar.Cookies(back) {
+		req.AddCookie(ck)
+	}
+	noFollow := &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	// no OpenAPI check (S unset): the document declares the cookie
+	// parameter core_oidc as an object, which a checker cannot decode
+	got := (&kit.Client{HTTP: noFollow}).Send(t, req)
+	for _, ck := range (&http.Response{Header: got.Header}).Cookies() {
+		if ck.Name == "core_token" && ck.Value != "" && ck.MaxAge >= 0 {
+			return got, ck.Value
+		}
+	}
+	return got, ""
+}
+
+// checkOIDCGroups: groups ["Sales Team", "Unknown"] make the user a member
+// of the domain_linked group "sales team" only; the portal group "Sales
+// Team" and the unclaimed domain_linked group stay without members.
+func checkOIDCGroups(t *testing.T, s *kit.Server, admin *kit.Client, op *kit.OIDCProvider) {
+	t.Helper()
+	sales := insertDomainGroup(t, s, "sales team")
+	insertDomainGroup(t, s, "Marketing")
+	portal := admin.Do(t, "POST", "/groups", map[string]any{"name": "Sales Team"}).Expect(t, 201).Map(t)["id"].(string)
+	op.SetIdentity(kit.OIDCIdentity{Subject: "sub-carol", Login: "carol", Email: "carol@example.com", EmailVerified: true,
+		Name: "Carol Sales", Groups: []string{"Sales Team", "Unknown"}})
+	r, tok := oidcCallback(t, s)
+	if r.Status != 302 || r.Header.Get("Location") != "/pages" || tok == "" {
+		t.Fatalf("sign-in: %d %v %s\n%s", r.Status, r.Header, r.Raw, s.Logs())
+	}
+	me := (&kit.Client{S: s, HTTP: http.DefaultClient, Token: tok}).Do(t, "GET", "/auth/me", nil).Expect(t, 200).Map(t)
+	if me["login"] != "carol" {
+		t.Fatalf("me %v", me)
+	}
+	var rows []map[string]any
+	admin.Do(t, "GET", "/groups", nil).Expect(t, 200).Into(t, &rows)
+	var in []string
+	for _, g := range rows {
+		full := admin.Do(t, "GET", "/groups/"+g["id"].(string), nil).Expect(t, 200).Map(t)
+		if g["id"] == portal && len(memberLogins(full)) != 0 {
+			t.Fatalf("the portal group of the same name was touched: %v", full["members"])
+		}
+		if memberLogins(full)["carol"] {
+			in = append(in, g["id"].(string))
+		}
+	}
+	if len(in) != 1 || in[0] != sales {
+		t.Fatalf("carol is in %v, want only the domain_linked group %s", in, sales)
+	}
+}
+
+// checkOIDCRefused: the callback of a sign-in as who answers 401
+// UNAUTHORIZED with message, sets no session cookie and creates no user.
+func checkOIDCRefused(t *testing.T, s *kit.Server, admin *kit.Client, op *kit.OIDCProvider, who kit.OIDCIdentity, message string) {
+	t.Helper()
+	op.SetIdentity(who)
+	r, tok := oidcCallback(t, s)
+	r.Expect(t, 401, "UNAUTHORIZED")
+	if r.Error.Message != message {
+		t.Fatalf("message %q, want %q\n%s", r.Error.Message, message, s.Logs())
+	}
+	if tok != "" || strings.Contains(strings.Join(r.Header.Values("Set-Cookie"), "\n"), "core_token") {
+		t.Fatalf("a refused callback sets a session cookie: %v", r.Header.Values("Set-Cookie"))
+	}
+	if u := userByLogin(t, admin, who.Login); u != nil {
+		t.Fatalf("a refused sign-in created user %v", u)
+	}
+}
