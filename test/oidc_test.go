@@ -251,9 +251,7 @@ func oidcCallback(t *testing.T, s *kit.Server) (*kit.Response, string) {
 		req.AddCookie(ck)
 	}
 	noFollow := &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	// no OpenAPI check (S unset): the document declares the cookie
-	// parameter core_oidc as an object, which a checker cannot decode
-	got := (&kit.Client{HTTP: noFollow}).Send(t, req)
+	got := (&kit.Client{S: s, HTTP: noFollow}).Send(t, req)
 	for _, ck := range (&http.Response{Header: got.Header}).Cookies() {
 		if ck.Name == "core_token" && ck.Value != "" && ck.MaxAge >= 0 {
 			return got, ck.Value

@@ -126,10 +126,10 @@ func (h *Handler) start(ctx context.Context, in *startIn) (*redirectOut, error) 
 
 type callbackIn struct {
 	hostOf
-	Code  string      `query:"code" maxLength:"4096"`
-	State string      `query:"state" maxLength:"512"`
-	Error string      `query:"error" maxLength:"200" doc:"set by the provider when the person cancelled or was refused"`
-	Flow  http.Cookie `cookie:"core_oidc"`
+	Code  string `query:"code" maxLength:"4096"`
+	State string `query:"state" maxLength:"512"`
+	Error string `query:"error" maxLength:"200" doc:"set by the provider when the person cancelled or was refused"`
+	Flow  string `cookie:"core_oidc" maxLength:"4096" doc:"the signed flow cookie set by /auth/oidc/start"`
 }
 
 func (h *Handler) callback(ctx context.Context, in *callbackIn) (*redirectOut, error) {
@@ -138,7 +138,7 @@ func (h *Handler) callback(ctx context.Context, in *callbackIn) (*redirectOut, e
 	if in.Error != "" {
 		return nil, errFlow
 	}
-	sess, returnTo, err := h.svc.Callback(ctx, in.base(ctx), in.Flow.Value, in.State, in.Code, auth.ClientFrom(ctx).Address)
+	sess, returnTo, err := h.svc.Callback(ctx, in.base(ctx), in.Flow, in.State, in.Code, auth.ClientFrom(ctx).Address)
 	if err != nil {
 		return nil, err
 	}

@@ -3830,25 +3830,6 @@ export interface components {
             /** @description empty = defaults.userFilter */
             userFilter: string;
         };
-        Cookie: {
-            Domain: string;
-            /** Format: date-time */
-            Expires: string;
-            HttpOnly: boolean;
-            /** Format: int64 */
-            MaxAge: number;
-            Name: string;
-            Partitioned: boolean;
-            Path: string;
-            Quoted: boolean;
-            Raw: string;
-            RawExpires: string;
-            /** Format: int64 */
-            SameSite: number;
-            Secure: boolean;
-            Unparsed: string[] | null;
-            Value: string;
-        };
         Counts: {
             /**
              * Format: int64
@@ -12858,7 +12839,8 @@ export interface operations {
             header?: never;
             path?: never;
             cookie?: {
-                core_oidc?: components["schemas"]["Cookie"];
+                /** @description the signed flow cookie set by /auth/oidc/start */
+                core_oidc?: string;
             };
         };
         requestBody?: never;
