@@ -316,6 +316,28 @@ func TestHardSessionLiveStreams(t *testing.T) {
 			}
 		})
 
+		t.Run("a revoked app password's or service token's stream ends", func(t *testing.T) {
+			c := bearer(s, tok("watch-c"))
+			app := c.Do(t, "POST", "/auth/app-passwords", map[string]any{"name": "feed", "scope": "read-only"}).Expect(t, 201).Map(t)
+			st := openLive(t, s, app["password"].(string), live)
+			if st.status != 200 {
+				t.Fatalf("app password stream: %d", st.status)
+			}
+			c.Do(t, "DELETE", "/auth/app-passwords/"+app["id"].(string), nil).Expect(t, 200)
+			st.endsWithin(t, 5*time.Second)
+
+			acc := f.admin.Do(t, "POST", "/admin/service-accounts", map[string]any{"login": "feed-bot", "displayName": "Feed"}).Expect(t, 201).Map(t)
+			tokens := "/admin/service-accounts/" + acc["id"].(string) + "/tokens"
+			grant(t, s, "node", f.nodeID, "user", acc["id"].(string), "view")
+			made := f.admin.Do(t, "POST", tokens, map[string]any{"name": "feed", "scope": "read"}).Expect(t, 201).Map(t)
+			st = openLive(t, s, made["token"].(string), live)
+			if st.status != 200 {
+				t.Fatalf("service token stream: %d", st.status)
+			}
+			f.admin.Do(t, "DELETE", tokens+"/"+made["id"].(string), nil).Expect(t, 200)
+			st.endsWithin(t, 5*time.Second) // the periodic re-check, nothing delivered meanwhile
+		})
+
 		t.Run("a deactivated user's stream ends", func(t *testing.T) {
 			tb := tok("watch-b")
 			st := openLive(t, s, tb, live)

@@ -27,6 +27,7 @@ func (a *app) connectIntegrations() {
 	a.serviceTokens = servicetokens.New(a.db, a.users)
 	a.users.SetServiceAccounts(a.serviceTokens.IsAccount)
 	a.auth.AddTokenResolver(a.serviceTokens.Resolve)
+	a.auth.AddCredentialCheck(servicetokens.Kind, a.serviceTokens.Live)
 	a.events.UseWebhooks(&events.Webhooks{
 		Sender:  webhooks.NewSender(webhooks.ParseHosts(ic.WebhookAllowedHosts), ic.WebhookTimeout),
 		Log:     webhooks.NewLog(a.db),

@@ -87,6 +87,7 @@ func New(db *store.DB, a *auth.Service) *Service {
 		p, err := s.Bearer(ctx, token)
 		return p, true, err
 	})
+	a.AddCredentialCheck(auth.CredentialAppPassword, s.Live)
 	return s
 }
 

@@ -401,11 +401,21 @@ func TestRecheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	future, past := time.Now().Add(time.Hour), time.Now().Add(-time.Second)
+	s.AddCredentialCheck("kit", func(_ context.Context, id string) error {
+		if id == "revoked" {
+			return fault.Unauthorized("revoked")
+		}
+		return nil
+	})
+	cred := func(kind, id string) *Credential { return &Credential{Kind: kind, ID: id} }
 	cases := []struct {
 		name string
 		p    Principal
 		ok   bool
 	}{
+		{"live credential", Principal{UserID: "u1", TokenVersion: 2, Credential: cred("kit", "k1")}, true},
+		{"revoked credential", Principal{UserID: "u1", TokenVersion: 2, Credential: cred("kit", "revoked")}, false},
+		{"credential of an unknown kind", Principal{UserID: "u1", TokenVersion: 2, Credential: cred("other", "k1")}, false},
 		{"valid", Principal{UserID: "u1", TokenID: "t1", TokenVersion: 2, ExpiresAt: future}, true},
 		{"expired", Principal{UserID: "u1", TokenID: "t1", TokenVersion: 2, ExpiresAt: past}, false},
 		{"signed out", Principal{UserID: "u1", TokenID: "gone", TokenVersion: 2, ExpiresAt: future}, false},

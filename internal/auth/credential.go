@@ -2,6 +2,8 @@ package auth
 
 import (
 	"context"
+
+	"coreportal/internal/fault"
 )
 
 // Credential describes a bearer credential other than a session token (a
@@ -40,4 +42,31 @@ func (s *Service) authenticateToken(ctx context.Context, tok string, fromCookie 
 		}
 	}
 	return s.Authenticate(ctx, tok)
+}
+
+// CredentialCheck reports whether the credential of that id still works (not
+// revoked nor expired): fault UNAUTHORIZED otherwise.
+type CredentialCheck func(ctx context.Context, id string) error
+
+// AddCredentialCheck registers how Recheck confirms a credential of kind
+// (long-lived streams end when it is revoked). Called while the service is
+// set up, before requests are served.
+func (s *Service) AddCredentialCheck(kind string, check CredentialCheck) {
+	if s.checks == nil {
+		s.checks = map[string]CredentialCheck{}
+	}
+	s.checks[kind] = check
+}
+
+// checkCredential confirms p's credential, if it has one; a kind without a
+// registered check is refused, never assumed valid.
+func (s *Service) checkCredential(ctx context.Context, p *Principal) error {
+	if p.Credential == nil {
+		return nil
+	}
+	check, ok := s.checks[p.Credential.Kind]
+	if !ok {
+		return fault.Unauthorized("this kind of credential cannot be confirmed; sign in again")
+	}
+	return check(ctx, p.Credential.ID)
 }

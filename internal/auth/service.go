@@ -51,6 +51,7 @@ type Service struct {
 	proxies     []netip.Prefix
 	corsOrigins []string
 	resolvers   []TokenResolver // credential.go
+	checks      map[string]CredentialCheck
 	publicHTTPS bool
 }
 
@@ -206,6 +207,9 @@ func (s *Service) Recheck(ctx context.Context, p *Principal) error {
 	}
 	if p.TokenVersion != acc.TokenVersion {
 		return fault.Unauthorized("the token was revoked (password, role or status changed); sign in again")
+	}
+	if err := s.checkCredential(ctx, p); err != nil {
+		return err
 	}
 	p.Login, p.DisplayName, p.IsAdmin = acc.Login, acc.DisplayName, acc.IsAdmin
 	return nil
