@@ -175,6 +175,10 @@ func (r *Runner) execute(ctx context.Context, w *UpdateWork) {
 		fail(fmt.Errorf("package refused, nothing was changed: %w", err))
 		return
 	}
+	// what the running service reports before the swap is what the previous
+	// binary reports again after a rollback (the installed release may be
+	// named otherwise, by a RELEASE file)
+	before := r.runningVersion(ctx, w.UpdateJob.FromVersion)
 	r.report(ctx, id, PhaseApply, "installing "+offer.Version+" and running its migrations")
 	prev, err := r.swap(staged)
 	if err != nil {
@@ -182,12 +186,12 @@ func (r *Runner) execute(ctx context.Context, w *UpdateWork) {
 		return
 	}
 	if err := r.migrate(ctx); err != nil {
-		fail(errors.Join(err, r.rollback(prev, false, w.UpdateJob.FromVersion)))
+		fail(errors.Join(err, r.rollback(prev, false, before)))
 		return
 	}
 	r.report(ctx, id, PhaseRestart, "restarting the service on "+offer.Version)
 	if err := r.restart(ctx, offer.Version); err != nil {
-		fail(errors.Join(fmt.Errorf("the new release did not become healthy: %w", err), r.rollback(prev, true, w.UpdateJob.FromVersion)))
+		fail(errors.Join(fmt.Errorf("the new release did not become healthy: %w", err), r.rollback(prev, true, before)))
 		return
 	}
 	if err := r.writeReleaseFile(offer.Version); err != nil {

@@ -191,6 +191,18 @@ func (r *Runner) restart(ctx context.Context, version string) error {
 	return r.waitHealthy(ctx, version)
 }
 
+// runningVersion is the assembly version the running service reports, or
+// fallback when it does not answer.
+func (r *Runner) runningVersion(ctx context.Context, fallback string) string {
+	var v struct {
+		Version string `json:"version"`
+	}
+	if err := r.call(ctx, http.MethodGet, "/internal/upgrade-queue/version", nil, &v); err != nil || v.Version == "" {
+		return fallback
+	}
+	return v.Version
+}
+
 func (r *Runner) waitHealthy(ctx context.Context, version string) error {
 	deadline := time.Now().Add(r.cfg.HealthTimeout)
 	last := "no answer yet"
