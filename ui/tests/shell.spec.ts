@@ -54,8 +54,10 @@ test('user menu by keyboard: profile, language remembered, sign out', async ({ p
   await menuButton.focus();
   await page.keyboard.press('Enter');
   await page.getByRole('button', { name: 'Русский' }).focus();
+  const saved = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/me/preferences') && r.request().method() === 'PATCH');
   await page.keyboard.press('Enter');
   await expect(page.getByRole('heading', { level: 1, name: 'Мой профиль' })).toBeVisible();
+  expect((await saved).ok()).toBe(true);
   await page.reload();
   await expect(page.getByRole('heading', { level: 1, name: 'Мой профиль' })).toBeVisible();
   await page.getByRole('button', { name: /Меню пользователя/ }).click();

@@ -149,7 +149,9 @@ test('build a survey of every question type, answer it twice, see charts, respon
 
   // The language as a user switches it: saved on the server for this user.
   await page.getByRole('button', { name: /User menu of/ }).click();
+  const saved = page.waitForResponse((r) => r.url().endsWith('/api/v1/auth/me/preferences') && r.request().method() === 'PATCH');
   await page.getByRole('button', { name: 'Русский' }).click();
+  expect((await saved).ok()).toBe(true);
   await page.reload();
   await expect(page.getByText('Ответов: 2').first()).toBeVisible();
   await checkA11y(page, 'survey results (ru)');
@@ -160,6 +162,12 @@ test('build a survey of every question type, answer it twice, see charts, respon
   await page.getByRole('button', { name: /Меню пользователя/ }).click();
   await page.getByRole('button', { name: 'English' }).click();
   await expect(page.getByRole('button', { name: /User menu of/ })).toBeVisible();
+});
+
+// The administrator's language is a saved preference: whatever a test left,
+// the next one starts in English.
+test.afterEach(async ({ adminApi }) => {
+  await adminApi.patch('/auth/me/preferences', { language: 'en' });
 });
 
 test('an anonymous survey shows no names in its responses', async ({ page, adminApi, request }) => {
