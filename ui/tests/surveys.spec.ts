@@ -154,6 +154,7 @@ test('build a survey of every question type, answer it twice, see charts, respon
   expect((await saved).ok()).toBe(true);
   await page.reload();
   await expect(page.getByText('Ответов: 2').first()).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Навигационная цепочка' }).getByText('Результаты')).toBeVisible();
   await checkA11y(page, 'survey results (ru)');
   await screenshots(page, 'survey-results', 'ru');
   await page.goto(`${cat.path}/team-survey/edit`);
