@@ -194,13 +194,19 @@ func (r *Runner) restart(ctx context.Context, version string) error {
 // runningVersion is the assembly version the running service reports, or
 // fallback when it does not answer.
 func (r *Runner) runningVersion(ctx context.Context, fallback string) string {
+	if v, err := r.reportedVersion(ctx); err == nil && v != "" {
+		return v
+	}
+	return fallback
+}
+
+// reportedVersion asks the running service for its assembly version.
+func (r *Runner) reportedVersion(ctx context.Context) (string, error) {
 	var v struct {
 		Version string `json:"version"`
 	}
-	if err := r.call(ctx, http.MethodGet, "/internal/upgrade-queue/version", nil, &v); err != nil || v.Version == "" {
-		return fallback
-	}
-	return v.Version
+	err := r.call(ctx, http.MethodGet, "/internal/upgrade-queue/version", nil, &v)
+	return v.Version, err
 }
 
 func (r *Runner) waitHealthy(ctx context.Context, version string) error {
@@ -210,15 +216,12 @@ func (r *Runner) waitHealthy(ctx context.Context, version string) error {
 		if r.child != nil && r.child.exited() {
 			return fmt.Errorf("the service exited at start: %v", r.child.exitErr())
 		}
-		var v struct {
-			Version string `json:"version"`
-		}
-		if err := r.call(ctx, http.MethodGet, "/internal/upgrade-queue/version", nil, &v); err != nil {
+		if v, err := r.reportedVersion(ctx); err != nil {
 			last = err.Error()
-		} else if v.Version == version {
+		} else if v == version {
 			return nil
 		} else {
-			last = fmt.Sprintf("it reports version %q", v.Version)
+			last = fmt.Sprintf("it reports version %q", v)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -52,14 +52,10 @@ func (s *svcStore) lock(ctx context.Context, d def) (row, error) {
 	if err := s.ensure(ctx, d); err != nil {
 		return row{}, err
 	}
-	suffix := ""
-	if s.db.Dialect == store.Postgres {
-		suffix = " FOR UPDATE"
-	}
 	var r row
 	var cfg string
 	var tick sql.NullInt64
-	err := s.db.W(ctx).QueryRowContext(ctx, `SELECT is_enabled, cron_enabled, cron_expression, config, cron_last_tick FROM services WHERE key = ?`+suffix, d.key).
+	err := s.db.W(ctx).QueryRowContext(ctx, `SELECT is_enabled, cron_enabled, cron_expression, config, cron_last_tick FROM services WHERE key = ?`+s.db.Dialect.ForUpdate(), d.key).
 		Scan(&r.enabled, &r.cronEnabled, &r.expr, &cfg, &tick)
 	if err != nil {
 		return row{}, fmt.Errorf("lock service %s: %w", d.key, err)

@@ -124,10 +124,7 @@ func (s *Store) setPreferences(ctx context.Context, id, language, timeZone strin
 // activeAdminIDs lists the active administrators (system account excluded),
 // locking their rows on PostgreSQL so that two demotions cannot both pass.
 func (s *Store) activeAdminIDs(ctx context.Context) ([]string, error) {
-	q := "SELECT id FROM users WHERE is_core_admin = ? AND is_active = ? AND is_system = ?"
-	if s.db.Dialect == store.Postgres {
-		q += " FOR UPDATE"
-	}
+	q := "SELECT id FROM users WHERE is_core_admin = ? AND is_active = ? AND is_system = ?" + s.db.Dialect.ForUpdate()
 	rows, err := s.db.W(ctx).QueryContext(ctx, q, true, true, false)
 	if err != nil {
 		return nil, fmt.Errorf("list administrators: %w", err)
